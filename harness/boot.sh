@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# boot.sh MODE: boot this IMPL's kernel under QEMU (TCG) with the initramfs
+# plus a per-boot archive that carries the mode, and
+#   test:  the suites to run ($SUITES) and extra suites from $EXTRA
+#   exec:  $CMD and the contents of $DIR (at /mnt/host)
+# shell is interactive (QEMU's serial on this terminal; Ctrl-A X quits);
+# the other modes go through console.py, which logs, times out by phase,
+# and judges the run.
+. "$(dirname "$0")/common.sh"
+
+mode=$1
+if [ "$mode" = exec ] && [ -z "${CMD:-}" ]; then
+	die "make exec: CMD='<command>' is required (DIR=<host dir> optional)"
+fi
+: "${SMP:=2}" "${MEM:=1G}" "${QEMU_OPTS:=}" "${TIMEOUT:=1200}" "${SUITES:=all}"
+: "${BOOT_TIMEOUT:=300}"
+kernel=$KOBJ/arch/x86/boot/bzImage
+[ -f "$kernel" ] && [ -f "$KOBJ/initramfs.cpio" ] || die "build first: make IMPL=$IMPL"
+mkdir -p "$LOGS"
+
+# Per-boot archive, appended to the base one (the kernel unpacks both).
+boot=$(mktemp -d)
+trap 'rm -rf "$boot"' EXIT
+mkdir -p "$boot/harness" "$boot/mnt/host"
+echo "$mode" > "$boot/harness/mode"
+echo "$SUITES" > "$boot/harness/suites"
+echo "$IMPL" > "$boot/harness/impl"
+case "$mode" in
+exec)
+	printf '%s\n' "$CMD" > "$boot/harness/exec.cmd"
+	if [ -n "${DIR:-}" ]; then
+		[ -d "$DIR" ] || die "DIR=$DIR is not a folder"
+		cp -a "$DIR"/. "$boot/mnt/host/"
+	fi
+	;;
+test)
+	if [ -n "${EXTRA:-}" ]; then
+		[ -d "$EXTRA" ] || die "EXTRA=$EXTRA is not a folder"
+		cp -a "$EXTRA"/. "$boot/mnt/host/"
+	fi
+	;;
+esac
+initrd=$boot/initrd.cpio
+(cd "$boot" && find harness mnt | cpio -o -H newc --quiet -R 0:0) > "$boot/extra.cpio"
+cat "$KOBJ/initramfs.cpio" "$boot/extra.cpio" > "$initrd"
+
+append="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
+append+=" ${KERNEL_ARGS:-}"
+qemu=(qemu-system-x86_64 -cpu max -m "$MEM" -smp "$SMP"
+      -kernel "$kernel" -initrd "$initrd" -append "$append"
+      -no-reboot -display none -vga none -nodefaults)
+# shellcheck disable=SC2206
+extra_opts=($QEMU_OPTS)
+
+if [ "$mode" = shell ]; then
+	"${qemu[@]}" -serial mon:stdio "${extra_opts[@]}"
+	exit $?
+fi
+
+log=$LOGS/${RUN_NAME:-$mode}-$IMPL.log
+args=(--mode "$mode" --log "$log" --timeout "$TIMEOUT" --boot-timeout "$BOOT_TIMEOUT")
+[ "$mode" = test ] && args+=(--results "$LOGS/results-${RUN_NAME:-test}-$IMPL.json")
+if [ "$mode" = test ] && grep -q '^CONFIG_KPROBES_SANITY_TEST=y' "$KOBJ/.config"; then
+	args+=(--expect-kunit kprobes_test)
+fi
+[ "$mode" = exec ] || say "booting $IMPL: -smp $SMP ${QEMU_OPTS:+$QEMU_OPTS }(console: ${log#"$REPO"/})"
+python3 "$H/console.py" "${args[@]}" -- "${qemu[@]}" -serial stdio "${extra_opts[@]}"

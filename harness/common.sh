@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the harness scripts: paths, logging, and the one place that
+# knows how to call kbuild.  Sourced, never run.
+
+set -euo pipefail
+
+: "${REPO:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${BUILD:=$REPO/build}"
+: "${IMPL:=ours}"
+: "${SRC:=$BUILD/src/linux-source-6.12}"
+: "${KSRC:=$BUILD/tree-$IMPL}"
+: "${KOBJ:=$KSRC/_build}"
+: "${FRAGS:=$REPO/config/kprobes.config}"
+H=$REPO/harness
+LOGS=$BUILD/logs
+JOBS=$(( $(nproc) + 1 ))
+
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+# Objects do not depend on the folder they were built in (no debug info).
+export CCACHE_NOHASHDIR=1
+# Reproducible build stamps: identical inputs give identical objects, so
+# ccache hits across rebuilds and across the two implementations.
+export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+export KBUILD_BUILD_USER=kprobes KBUILD_BUILD_HOST=harness
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# kmake ARGS...: kbuild for this IMPL's O= directory.
+kmake() {
+	local cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	make -s -C "$KSRC" O="$KOBJ" CC="$cc" HOSTCC="$cc" -j"$JOBS" "$@"
+}
+
+# syncdir FROM TO: make TO's files equal FROM's, writing only what differs
+# (so out-of-tree module builds stay incremental).
+syncdir() {
+	local from=$1 to=$2 f
+	mkdir -p "$to"
+	(cd "$from" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '.*.cmd' \
+		! -name '*.mod' ! -name '*.mod.c' ! -name '*.order' ! -name 'Module.symvers') |
+	while read -r f; do
+		cmp -s "$from/$f" "$to/$f" && continue
+		mkdir -p "$to/$(dirname "$f")" && cp -p "$from/$f" "$to/$f" && touch "$to/$f"
+	done
+}
+
+# extmod FROM NAME: build the out-of-tree modules in FROM against this
+# IMPL's kernel, in $KOBJ/ext/NAME; prints that folder.
+extmod() {
+	local dir=$KOBJ/ext/$2 cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	syncdir "$1" "$dir"
+	make -s -C "$KOBJ" M="$dir" CC="$cc" -j"$JOBS" modules >&2 ||
+		die "building modules in $1 against $IMPL failed"
+	echo "$dir"
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest test runner.  Runs every suite under /tests in name order (or the
+# ones named in /harness/suites), each bracketed by markers the host uses to
+# attribute kernel reports to the suite that was running:
+#   harness: suite NAME begin
+#   harness: suite NAME end rc=N
+# A suite is a module (NAME.ko: its init runs the cases and prints KTAP,
+# it is removed afterwards) or a script (NAME.sh: prints KTAP on stdout).
+# All output goes through /dev/kmsg so that KTAP lines are never torn by
+# concurrent kernel messages on the console.
+
+set -o pipefail
+
+klog() { echo "$*" > /dev/kmsg; }
+# Forward a stream to the kernel log line by line.
+tokmsg() { while IFS= read -r l; do echo "$l" > /dev/kmsg; done; }
+
+only=$(cat /harness/suites 2>/dev/null)
+[ "$only" = all ] && only=
+for t in /tests/*.ko /tests/*.sh /mnt/host/*.ko /mnt/host/*.sh; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t"); name=${name%.*}
+	case "$t" in /mnt/host/*) ;; *)
+		if [ -n "$only" ]; then
+			case " $only " in *" $name "*) ;; *) continue ;; esac
+		fi ;;
+	esac
+	klog "harness: suite $name begin"
+	case "$t" in
+	*.ko)
+		insmod "$t" 2>&1 | tokmsg
+		rc=$?
+		mod=$(basename "$t" .ko | tr - _)
+		grep -q "^$mod " /proc/modules && rmmod "$mod"
+		;;
+	*.sh)
+		( cd "$(dirname "$t")" && sh "$t" 2>&1 ) | tokmsg
+		rc=$?
+		;;
+	esac
+	klog "harness: suite $name end rc=$rc"
+done
+klog "harness: suites done"

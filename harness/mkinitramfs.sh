@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Builds $KOBJ/initramfs.cpio: static BusyBox, the guest scripts
+# (harness/guest), the kprobes samples built with the kernel, and the test
+# suites (tools/testing/selftests/kprobes: *.sh scripts, and modules/ built
+# out of tree against this IMPL's kernel).  Per-boot settings (mode, exec
+# command, host folder) go in a second archive appended by boot.sh.
+. "$(dirname "$0")/common.sh"
+
+T=$REPO/tools/testing/selftests/kprobes
+root=$KOBJ/initramfs
+rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,mnt/host,harness,tests,lib/modules/kprobes}
+
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+cp "$H"/guest/* "$root/harness/"
+mv "$root/harness/init" "$root/init"
+echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+
+# samples built with the kernel (CONFIG_SAMPLE_KPROBES=m)
+find "$KOBJ/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
+
+# test suites
+if [ -d "$T" ]; then
+	for s in "$T"/*.sh; do [ -e "$s" ] && cp "$s" "$root/tests/"; done
+	[ -f "$T/lib.sh" ] && mv "$root/tests/lib.sh" "$root/harness/ktap.sh"
+	if [ -d "$T/modules" ]; then
+		d=$(extmod "$T/modules" selftests)
+		cp "$d"/*.ko "$root/tests/"
+	fi
+fi
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
+say "initramfs: $(ls "$root/tests" | wc -l) suite(s), $(ls "$root/lib/modules/kprobes" | wc -l) sample module(s), $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tracefs kprobe_events (upstream's trace_kprobe, unmodified) on the
+# kprobes core: define, list, enable, trace with fetch-args, profile
+# counts, kretprobe events with maxactive, global disarm, bad input, remove.
+. /harness/ktap.sh
+plan 17
+
+echo > $T/trace
+echo > $T/kprobe_events
+
+check "define p event on kernel_clone" \
+	sh -c "echo 'p:kpt/clone kernel_clone' >> $T/kprobe_events"
+grep -q '^p:kpt/clone kernel_clone' $T/kprobe_events
+result "event shown in kprobe_events" $?
+grep -q ' k  kernel_clone+0x[0-9a-f]* ' $D/list
+result "probe shown in debugfs kprobes/list as type k" $?
+
+echo 1 > $T/events/kpt/clone/enable
+/bin/true; /bin/true
+echo 0 > $T/events/kpt/clone/enable
+[ "$(grep -c ' clone: (kernel_clone+0x' $T/trace)" -ge 2 ]
+result "enabled event traced each fork" $?
+hits=$(awk '$1 == "clone" { print $2 }' $T/kprobe_profile)
+[ "${hits:-0}" -ge 2 ]
+result "kprobe_profile counts hits ($hits)" $?
+
+# fetch-args: the handler sees the probed function's argument registers
+check "define event with fetch-args" sh -c \
+	"echo 'p:kpt/open do_sys_openat2 dfd=%di:s32 path=+0(%si):ustring' >> $T/kprobe_events"
+echo > $T/trace
+echo 1 > $T/events/kpt/open/enable
+cat /proc/version > /dev/null
+echo 0 > $T/events/kpt/open/enable
+grep -q 'open: (do_sys_openat2+0x[0-9a-f]*/0x[0-9a-f]*) dfd=-100 path="/proc/version"' $T/trace
+result "fetch-args read argument registers (dfd=AT_FDCWD, path)" $?
+
+# kretprobe event with maxactive; its return value is the child's pid
+check "define r event with maxactive 16" sh -c \
+	"echo 'r16:kpt/clone_ret kernel_clone ret=\$retval:s32' >> $T/kprobe_events"
+grep -q ' r  kernel_clone+0x[0-9a-f]* ' $D/list
+result "kretprobe shown in kprobes/list as type r" $?
+echo > $T/trace
+echo 1 > $T/events/kpt/clone_ret/enable
+/bin/true &
+pid=$!
+wait $pid
+echo 0 > $T/events/kpt/clone_ret/enable
+grep -q "clone_ret: (.* <- kernel_clone) ret=$pid\$" $T/trace
+result "kretprobe event reports the return value (pid $pid)" $?
+
+# global disarm through debugfs kprobes/enabled
+echo 1 > $T/events/kpt/clone/enable
+before=$(awk '$1 == "clone" { print $2 }' $T/kprobe_profile)
+echo 0 > $D/enabled
+/bin/true
+mid=$(awk '$1 == "clone" { print $2 }' $T/kprobe_profile)
+echo 1 > $D/enabled
+/bin/true
+after=$(awk '$1 == "clone" { print $2 }' $T/kprobe_profile)
+echo 0 > $T/events/kpt/clone/enable
+[ "$mid" = "$before" ]; result "kprobes/enabled=0 disarms ($before -> $mid)" $?
+[ "$after" -gt "$mid" ]; result "kprobes/enabled=1 re-arms ($mid -> $after)" $?
+
+# bad input is refused and leaves nothing behind
+! sh -c "echo 'p:kpt/nosuch no_such_function_kpt' >> $T/kprobe_events" 2>/dev/null
+result "unknown symbol refused" $?
+! sh -c "echo 'p:kpt/mid kernel_clone+1' >> $T/kprobe_events" 2>/dev/null
+result "mid-instruction offset refused" $?
+! sh -c "echo 'p:kpt/bl notify_die' >> $T/kprobe_events" 2>/dev/null
+result "blacklisted function refused" $?
+grep -q 'notify_die' $D/blacklist
+result "kprobes/blacklist lists notify_die" $?
+
+echo > $T/trace
+echo > $T/kprobe_events
+[ -z "$(cat $T/kprobe_events)" ] && ! grep -q 'kernel_clone' $D/list
+result "removing all events leaves no probe in kprobes/list" $?

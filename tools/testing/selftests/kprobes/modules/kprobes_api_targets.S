@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe targets with a known instruction layout, so the tests can name an
+ * instruction boundary, a point inside an instruction, and what each
+ * instruction does to the registers.  No fentry call: probes here always
+ * take the int3 path.
+ *
+ *   long kpt_asm(long x) { return 0x1122334455667788 + x; }
+ *
+ * The offsets of its instructions are exported as data (the C side adds
+ * them to the function's address at run time), so no code relocation
+ * points into the middle of a function.
+ */
+#include <linux/linkage.h>
+
+	.text
+SYM_FUNC_START(kpt_asm)
+.Lmov:	movabs	$0x1122334455667788, %rax	/* 10 bytes */
+.Ladd:	add	%rdi, %rax			/* 3 bytes */
+.Lret:	RET
+SYM_FUNC_END(kpt_asm)
+
+	.section .rodata
+SYM_DATA(kpt_asm_off_mov, .long .Lmov - kpt_asm)
+SYM_DATA(kpt_asm_off_add, .long .Ladd - kpt_asm)
+SYM_DATA(kpt_asm_off_ret, .long .Lret - kpt_asm)

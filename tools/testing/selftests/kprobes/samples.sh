@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The kprobes samples (samples/kprobes, built with the kernel) load, fire
+# on real kernel work, print what their handlers saw, and unload cleanly.
+. /harness/ktap.sh
+plan 8
+
+# kprobe_example: pre/post handlers on kernel_clone (every fork)
+dmesg -c > /dev/null
+check "kprobe_example loads" insmod $M/kprobe_example.ko
+grep -q 'kernel_clone' $D/list; result "kprobe_example listed in debugfs" $?
+/bin/true; /bin/true
+out=$(dmesg -c)
+echo "$out" | grep -q "<kernel_clone> p->addr = 0x[0-9a-f]*, ip = "
+result "kprobe_example pre_handler ran on fork" $?
+echo "$out" | grep -q "<kernel_clone> p->addr = 0x[0-9a-f]*, flags = "
+result "kprobe_example post_handler ran on fork" $?
+check "kprobe_example unloads" rmmod kprobe_example
+
+# kretprobe_example: entry + return handler on kernel_clone, reports the
+# child's pid as the return value
+check "kretprobe_example loads" insmod $M/kretprobe_example.ko
+/bin/true &
+pid=$!
+wait $pid
+dmesg | grep -q "kernel_clone returned $pid and took"
+result "kretprobe_example saw the child's pid as return value" $?
+rmmod kretprobe_example
+dmesg | grep -q "Missed probing 0 instances of kernel_clone"
+result "kretprobe_example unloads with 0 missed" $?
