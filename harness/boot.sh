@@ -47,7 +47,14 @@ cat "$KOBJ/initramfs.cpio" "$boot/extra.cpio" > "$initrd"
 
 append="console=ttyS0 panic=-1 oops=panic printk.devkmsg=on"
 append+=" ${KERNEL_ARGS:-}"
-qemu=(qemu-system-x86_64 -cpu max -m "$MEM" -smp "$SMP"
+# Single-threaded TCG: multi-threaded TCG invalidates other vCPUs'
+# translated code asynchronously, so a vCPU can go on executing an int3
+# (or the bytes under it) after text_poke() + text_poke_sync() changed
+# them.  Real CPUs honour the serializing IPI; MTTCG does not (seen here:
+# both upstream's kprobes and ours then jump through stale code).
+# TCG_THREAD=multi gets the faster, unfaithful mode back.
+qemu=(qemu-system-x86_64 -accel "tcg,thread=${TCG_THREAD:-single}"
+      -cpu max -m "$MEM" -smp "$SMP"
       -kernel "$kernel" -initrd "$initrd" -append "$append"
       -no-reboot -display none -vga none -nodefaults)
 # shellcheck disable=SC2206

@@ -26,7 +26,13 @@ if [ -d "$T" ]; then
 	[ -f "$T/lib.sh" ] && mv "$root/tests/lib.sh" "$root/harness/ktap.sh"
 	if [ -d "$T/modules" ]; then
 		d=$(extmod "$T/modules" selftests)
-		cp "$d"/*.ko "$root/tests/"
+		# kpt_*.ko are helpers the suites load; the others are suites
+		for ko in "$d"/*.ko; do
+			case "$(basename "$ko")" in
+			kpt_*) cp "$ko" "$root/lib/modules/kprobes/" ;;
+			*) cp "$ko" "$root/tests/" ;;
+			esac
+		done
 	fi
 fi
 

@@ -4,7 +4,7 @@
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
 . /harness/ktap.sh
-plan 17
+plan 18
 
 echo > $T/trace
 echo > $T/kprobe_events
@@ -15,6 +15,9 @@ grep -q '^p:kpt/clone kernel_clone' $T/kprobe_events
 result "event shown in kprobe_events" $?
 grep -q ' k  kernel_clone+0x[0-9a-f]* ' $D/list
 result "probe shown in debugfs kprobes/list as type k" $?
+# the whole line, as perf and tools parse it: not yet enabled, on ftrace
+grep -Eqx '[0-9a-f]{16}  k  kernel_clone\+0x[0-9a-f]+    \[DISABLED\]\[FTRACE\]' $D/list
+result "kprobes/list line: ADDR  k  sym+off  [DISABLED][FTRACE]" $?
 
 echo 1 > $T/events/kpt/clone/enable
 /bin/true; /bin/true

@@ -20,6 +20,9 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/kthread.h>
+#include <linux/cpumask.h>
+#include <linux/atomic.h>
 
 #include "kpt_ktap.h"
 
@@ -700,6 +703,98 @@ static int t_kretprobe_bad_input(void)
 	return kpt_failed;
 }
 
+/* ---- SMP: hits on another CPU while probes come and go ---------------- */
+
+static atomic_t hammer_calls, hammer_errors, hammer_hits;
+
+static int hammer_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&hammer_hits);
+	return 0;
+}
+
+static void hammer_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	if (regs->ax != KPT_ASM_BASE + regs->di)
+		atomic_inc(&hammer_errors);
+}
+
+static int hammer_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&hammer_hits);
+	return 0;
+}
+
+static int hammer_fn(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (call_asm(i) != KPT_ASM_BASE + i)
+			atomic_inc(&hammer_errors);
+		if (call_target(i, 1) != i * 31 + 1)
+			atomic_inc(&hammer_errors);
+		atomic_inc(&hammer_calls);
+		i = (i + 1) & 0xffff;	/* i * 31 + 1 stays an int */
+		cond_resched();
+	}
+	return 0;
+}
+
+static int t_concurrent_hits_while_registering(void)
+{
+	static struct kprobe kp[2];
+	static struct kretprobe rp;
+	struct task_struct *t;
+	int cpu, round;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("needs 2 online CPUs");
+	atomic_set(&hammer_calls, 0);
+	atomic_set(&hammer_errors, 0);
+	atomic_set(&hammer_hits, 0);
+	t = kthread_create(hammer_fn, NULL, "kpt_hammer");
+	KPT_ASSERT(!IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+
+	for (round = 0; round < 50; round++) {
+		struct kprobe *kps[2] = { &kp[0], &kp[1] };
+
+		init_probe(&kp[0]);
+		kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
+		kp[0].pre_handler = hammer_pre;
+		kp[0].post_handler = hammer_post;
+		init_probe(&kp[1]);
+		kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
+		kp[1].pre_handler = hammer_pre;
+		memset(&rp, 0, sizeof(rp));
+		rp.kp.addr = (kprobe_opcode_t *)kpt_target;
+		rp.handler = hammer_ret;
+		if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
+			break;
+		if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0)) {
+			unregister_kprobes(kps, 2);
+			break;
+		}
+		if (round & 1)
+			KPT_EXPECT_EQ(disable_kprobe(&kp[1]), 0);
+		usleep_range(200, 400);
+		unregister_kretprobe(&rp);
+		unregister_kprobes(kps, 2);
+	}
+	kthread_stop(t);
+	pr_info("# %d calls on CPU%d, %d handler hits, %d bad results\n",
+		atomic_read(&hammer_calls), cpu, atomic_read(&hammer_hits),
+		atomic_read(&hammer_errors));
+	KPT_EXPECT(atomic_read(&hammer_calls) > 0);
+	KPT_EXPECT(atomic_read(&hammer_hits) > 0);
+	KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
+	return kpt_failed;
+}
+
 static const struct kpt_case cases[] = {
 	{ "register_by_addr", t_register_by_addr },
 	{ "register_by_symbol", t_register_by_symbol },
@@ -717,6 +812,7 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_nmissed_recursion", t_kretprobe_nmissed_recursion },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	{ "kretprobe_bad_input", t_kretprobe_bad_input },
+	{ "concurrent_hits_while_registering", t_concurrent_hits_while_registering },
 };
 
 static int __init kprobes_api_init(void)

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+/*
+ * x86 kprobes: what the arch-neutral core (kernel/kprobes.c) needs to know
+ * about a probed instruction and about this CPU's hit state.  The code is
+ * in arch/x86/kernel/kprobes/.
+ */
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+
+#define BREAKPOINT_INSTRUCTION	INT3_INSN_OPCODE
+typedef u8 kprobe_opcode_t;
+
+#define flush_insn_slot(p)	do { } while (0)
+
+/*
+ * How the probed instruction is carried out after the pre_handlers:
+ *  KP_STEP     run the copy in the slot, then trap on the int3 after it
+ *              (the "second int3" single-step of 6.12, no TF trap)
+ *  KP_EMULATE  the instruction changes IP (jmp, jcc, call, ret, ...):
+ *              emulate it on regs, no slot execution at all
+ */
+enum kprobe_insn_kind {
+	KP_STEP = 0,
+	KP_EMULATE_JMP,		/* jmp rel8/rel32: ip = target */
+	KP_EMULATE_JCC,		/* jcc rel8/rel32: ip = cond ? target : next */
+	KP_EMULATE_CALL,	/* call rel32: push next, ip = target */
+	KP_EMULATE_RET,		/* ret [imm16]: ip = pop, sp += imm */
+	KP_EMULATE_INDIRECT,	/* jmp/call *reg or *mem */
+	KP_EMULATE_LOOP,	/* loop/loope/loopne/jrcxz */
+	KP_EMULATE_NOP,		/* nop of any length: ip = next */
+	KP_EMULATE_CLI,		/* cli: clear IF in regs */
+};
+
+/* Fix-ups after a KP_STEP single-step. */
+#define KP_FIX_PUSHF	0x01	/* pushf: the pushed IF must be the real one */
+#define KP_FIX_POPF	0x02	/* popf: IF comes from the popped value */
+
+struct arch_specific_insn {
+	/* the slot: a copy of the insn (RIP-relative fixed) + int3 */
+	kprobe_opcode_t *insn;
+	/* the original instruction bytes, for decoding and disarming */
+	u8 orig[MAX_INSN_SIZE];
+	u8 len;
+	u8 kind;		/* enum kprobe_insn_kind */
+	u8 fixups;		/* KP_FIX_* */
+	u8 cond;		/* jcc: condition nibble; loop: opcode */
+	s32 rel;		/* jmp/jcc/call: displacement; ret: imm16 */
+	bool indirect_call;	/* KP_EMULATE_INDIRECT: call, not jmp */
+};
+
+/* One level of hit state; nested hits (re-entry, NMI) push another. */
+struct kprobe_frame {
+	struct kprobe *kp;		/* current_kprobe while this level runs */
+	struct kprobe_site *site;
+	unsigned int status;		/* KPROBE_HIT_* / KPROBE_REENTER */
+	unsigned long saved_if;		/* X86_EFLAGS_IF of the trapped context */
+};
+
+#define KPROBE_NEST_MAX	4
+
+struct kprobe_ctlblk {
+	unsigned int depth;
+	struct kprobe_frame frame[KPROBE_NEST_MAX];
+};
+
+extern int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+extern int kprobe_int3_handler(struct pt_regs *regs);
+
+#else
+
+static inline int kprobe_debug_handler(struct pt_regs *regs) { return 0; }
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

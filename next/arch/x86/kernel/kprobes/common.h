@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __X86_KERNEL_KPROBES_COMMON_H
+#define __X86_KERNEL_KPROBES_COMMON_H
+/*
+ * Building a struct pt_regs on the stack in trampolines (ours, and
+ * arch/x86/kernel/rethook.c, which includes this file).
+ *
+ * SAVE_REGS_STRING runs with regs->flags just pushed: it reserves
+ * regs->cs, regs->ip and regs->orig_ax (to be filled by the C side if it
+ * cares) and pushes the general registers in struct pt_regs order, so
+ * that %rsp then points at a struct pt_regs whose flags/sp/ss slots are
+ * the ones above.  RESTORE_REGS_STRING is its mirror image and leaves
+ * %rsp at regs->flags.
+ */
+#include <asm/asm.h>
+#include <asm/frame.h>
+#include <asm/insn.h>
+
+#ifdef CONFIG_X86_64
+#define SAVE_REGS_STRING			\
+	"	subq $24, %rsp\n"		\
+	"	pushq %rdi\n"			\
+	"	pushq %rsi\n"			\
+	"	pushq %rdx\n"			\
+	"	pushq %rcx\n"			\
+	"	pushq %rax\n"			\
+	"	pushq %r8\n"			\
+	"	pushq %r9\n"			\
+	"	pushq %r10\n"			\
+	"	pushq %r11\n"			\
+	"	pushq %rbx\n"			\
+	"	pushq %rbp\n"			\
+	"	pushq %r12\n"			\
+	"	pushq %r13\n"			\
+	"	pushq %r14\n"			\
+	"	pushq %r15\n"			\
+	ENCODE_FRAME_POINTER
+
+#define RESTORE_REGS_STRING			\
+	"	popq %r15\n"			\
+	"	popq %r14\n"			\
+	"	popq %r13\n"			\
+	"	popq %r12\n"			\
+	"	popq %rbp\n"			\
+	"	popq %rbx\n"			\
+	"	popq %r11\n"			\
+	"	popq %r10\n"			\
+	"	popq %r9\n"			\
+	"	popq %r8\n"			\
+	"	popq %rax\n"			\
+	"	popq %rcx\n"			\
+	"	popq %rdx\n"			\
+	"	popq %rsi\n"			\
+	"	popq %rdi\n"			\
+	"	addq $24, %rsp\n"
+#else
+#error "kprobes: x86-64 only"
+#endif
+
+#endif /* __X86_KERNEL_KPROBES_COMMON_H */

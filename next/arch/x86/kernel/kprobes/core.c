@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes backend: decoding, arming, the int3 hit path, out-of-line
+ * single-step, emulation of IP-changing instructions, faults, and the
+ * kretprobe trampoline.
+ *
+ * Entry.  do_int3() calls kprobe_int3_handler() directly, before the
+ * die-notifier chain: a hit then costs no chain walk (uprobes, kgdb and
+ * others sit on that chain), the order against them is fixed, and the
+ * hook exists as long as CONFIG_KPROBES does.  It runs NMI-like
+ * (irqentry_nmi_enter, interrupts off); so does everything it calls, all
+ * NOKPROBE.
+ *
+ * How the probed instruction is carried out after the pre_handlers
+ * (decided once, at registration, from the decoded instruction):
+ *
+ *  - IP-changing instructions (jmp, jcc, call, ret, loop/jrcxz, indirect
+ *    jmp/call) are emulated on pt_regs; nothing runs out of line.
+ *  - Everything else is single-stepped out of line: a copy sits in a slot
+ *    (kernel/kprobes_slots.c) followed by an int3.  We point regs->ip at
+ *    the copy with IF cleared and return from the trap; the copy runs and
+ *    traps on the int3 after it (the "second int3" of the 6.12 kernel, no
+ *    TF/#DB trap: one exception path, no DR6 bookkeeping, and the debug
+ *    registers stay the debugger's).  There we move ip back to the
+ *    instruction after the original, restore IF, and run the post_handlers.
+ *    A RIP-relative operand in the copy has its displacement adjusted so
+ *    it still addresses what the original did; slots are allocated within
+ *    +-2GB of kernel text for that reason.  pushf/popf get their IF fixed.
+ *
+ * Refused: int3/int n/into/int1, iret, far transfers, syscall/sysret/
+ * sysenter/sysexit, hlt (would stop with IF off), sti (its interrupt
+ * shadow cannot be kept), ud2, system instructions of 0f 01 (but
+ * clac/stac/rdtscp), and anything with an emulate prefix.
+ *
+ * Per-CPU state (struct kprobe_ctlblk) is a stack of frames, so a hit
+ * inside a handler or inside a single-step (an NMI) nests cleanly: the
+ * nested hit counts nmissed, runs no handler, and carries out its
+ * instruction on a frame of its own.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/string.h>
+#include <linux/slab.h>
+#include <linux/kallsyms.h>
+#include <linux/memory.h>
+#include <linux/objtool.h>
+#include <linux/extable.h>
+
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+#include <asm/insn-eval.h>
+#include <asm/ibt.h>
+#include <asm/sections.h>
+#include <asm/set_memory.h>
+#include <asm/trapnr.h>
+
+#include "common.h"
+
+/* ---- reading and decoding original instructions ------------------------- */
+
+/*
+ * Fetch the original bytes at addr: if we armed a probe there, its first
+ * byte is our int3, so take the saved copy instead.
+ */
+static int kprobe_read_orig(unsigned long addr, u8 *buf)
+{
+	struct kprobe_site *s;
+
+	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
+		return -EFAULT;
+	s = kprobe_site_lookup(addr);
+	if (s && !(s->flags & KPROBE_SITE_FTRACE))
+		buf[0] = s->ainsn.orig[0];
+	return 0;
+}
+
+static int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf)
+{
+	int ret = kprobe_read_orig(addr, buf);
+
+	if (ret)
+		return ret;
+	ret = insn_decode_kernel(insn, buf);
+	return ret < 0 ? -EILSEQ : 0;
+}
+
+/**
+ * arch_check_insn_boundary() - is addr where an instruction starts?
+ * @addr: the probe address
+ *
+ * Decodes the containing function from its first byte.
+ *
+ * Return: 0 if it is, -EILSEQ if @addr is inside an instruction (or the
+ * function cannot be decoded up to it), -EINVAL if it is in no function.
+ */
+int arch_check_insn_boundary(unsigned long addr)
+{
+	unsigned long size, offset, a;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EINVAL;
+	for (a = addr - offset; a < addr; a += insn.length) {
+		if (kprobe_decode_at(a, &insn, buf))
+			return -EILSEQ;
+	}
+	return a == addr ? 0 : -EILSEQ;
+}
+
+/**
+ * arch_adjust_kprobe_addr() - step over an ENDBR at a function's entry
+ * @addr: the requested address
+ * @offset: its offset into the function
+ * @on_func_entry: set if the probe is on the function's entry
+ *
+ * With IBT the first instruction is an ENDBR that must not be replaced;
+ * a probe at +0 (or +4) goes to the instruction after it.
+ *
+ * Return: the address to probe.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr, unsigned long offset,
+					 bool *on_func_entry)
+{
+	unsigned long func = addr - offset;
+	u32 first = 0;
+
+	if (!copy_from_kernel_nofault(&first, (void *)func, sizeof(first)) &&
+	    is_endbr(first)) {
+		*on_func_entry = !offset || offset == ENDBR_INSN_SIZE;
+		if (*on_func_entry)
+			return (kprobe_opcode_t *)(func + ENDBR_INSN_SIZE);
+		return (kprobe_opcode_t *)addr;
+	}
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)addr;
+}
+
+/* ---- classifying an instruction at registration ----------------------------- */
+
+static bool insn_refused(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+	u8 op2 = insn->opcode.bytes[1];
+
+	if (insn_has_emulate_prefix(insn))
+		return true;
+	switch (op) {
+	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* int3, int, into, int1 */
+	case 0xcf:					/* iret */
+	case 0xca: case 0xcb: case 0x9a: case 0xea:	/* far ret/call/jmp */
+	case 0xf4:					/* hlt */
+	case 0xfb:					/* sti */
+	case 0x62:					/* EVEX/bound: not in kernel text */
+		return true;
+	case 0xff:	/* far indirect call/jmp */
+		return X86_MODRM_REG(insn->modrm.value) == 3 ||
+		       X86_MODRM_REG(insn->modrm.value) == 5;
+	case 0x0f:
+		switch (op2) {
+		case 0x0b: case 0xb9: case 0xff:		/* ud2, ud1, ud0 */
+		case 0x05: case 0x07: case 0x34: case 0x35:	/* sys* */
+			return true;
+		case 0x01:	/* system group: allow clac, stac, rdtscp */
+			return !(insn->modrm.value == 0xca ||
+				 insn->modrm.value == 0xcb ||
+				 insn->modrm.value == 0xf9);
+		}
+	}
+	return false;
+}
+
+static void classify(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	ai->kind = KP_STEP;
+	switch (op) {
+	case 0xeb: case 0xe9:
+		ai->kind = KP_EMULATE_JMP;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0x70 ... 0x7f:
+		ai->kind = KP_EMULATE_JCC;
+		ai->cond = op & 0xf;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0x0f:
+		if (insn->opcode.bytes[1] >= 0x80 && insn->opcode.bytes[1] <= 0x8f) {
+			ai->kind = KP_EMULATE_JCC;
+			ai->cond = insn->opcode.bytes[1] & 0xf;
+			ai->rel = insn->immediate.value;
+		}
+		break;
+	case 0xe8:
+		ai->kind = KP_EMULATE_CALL;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xc3:
+		ai->kind = KP_EMULATE_RET;
+		ai->rel = 0;
+		break;
+	case 0xc2:
+		ai->kind = KP_EMULATE_RET;
+		ai->rel = (u16)insn->immediate.value;
+		break;
+	case 0xe0 ... 0xe3:
+		ai->kind = KP_EMULATE_LOOP;
+		ai->cond = op;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xff:
+		if (X86_MODRM_REG(insn->modrm.value) == 2 ||
+		    X86_MODRM_REG(insn->modrm.value) == 4) {
+			ai->kind = KP_EMULATE_INDIRECT;
+			ai->indirect_call = X86_MODRM_REG(insn->modrm.value) == 2;
+		}
+		break;
+	case 0xfa:
+		ai->kind = KP_EMULATE_CLI;
+		break;
+	case 0x9c:
+		ai->fixups |= KP_FIX_PUSHF;
+		break;
+	case 0x9d:
+		ai->fixups |= KP_FIX_POPF;
+		break;
+	}
+}
+
+/*
+ * Write the copy for out-of-line execution into the slot: the original
+ * bytes, RIP-relative displacement adjusted for the new location, then
+ * an int3 that brings us back.
+ */
+static int prepare_slot(struct kprobe_site *s, struct insn *insn)
+{
+	struct arch_specific_insn *ai = &s->ainsn;
+	u8 buf[MAX_INSN_SIZE + INT3_INSN_SIZE];
+	kprobe_opcode_t *slot;
+
+	slot = get_insn_slot();
+	if (!slot)
+		return -ENOMEM;
+	memcpy(buf, ai->orig, ai->len);
+	if (insn_rip_relative(insn)) {
+		/* target = addr + len + disp == slot + len + new disp */
+		s64 disp = (s64)s->addr + insn->displacement.value - (s64)slot;
+		unsigned int off = insn_offset_displacement(insn);
+
+		if (disp != (s32)disp) {
+			free_insn_slot(slot, 0);
+			return -ERANGE;
+		}
+		*(s32 *)(buf + off) = (s32)disp;
+	}
+	buf[ai->len] = INT3_INSN_OPCODE;
+	mutex_lock(&text_mutex);
+	text_poke(slot, buf, ai->len + INT3_INSN_SIZE);
+	mutex_unlock(&text_mutex);
+	ai->insn = slot;
+	return 0;
+}
+
+/**
+ * arch_prepare_site() - decode and prepare the instruction at a new site
+ * @s: the site; s->addr is on an instruction boundary
+ *
+ * Return: 0, -EINVAL (an instruction we refuse), -EILSEQ (undecodable),
+ * -EBUSY (an int3 someone else placed), -ENOMEM.
+ */
+int arch_prepare_site(struct kprobe_site *s)
+{
+	struct arch_specific_insn *ai = &s->ainsn;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn, *insn_ptr = &insn;
+	insn_byte_t prefix;
+	int ret, i;
+
+	if (copy_from_kernel_nofault(buf, (void *)s->addr, MAX_INSN_SIZE))
+		return -EFAULT;
+	/* an int3 here is another patcher's, in mid-flight, or a real one */
+	if (buf[0] == INT3_INSN_OPCODE)
+		return -EBUSY;
+	ret = insn_decode_kernel(&insn, buf);
+	if (ret < 0)
+		return -EILSEQ;
+	if (insn_refused(&insn))
+		return -EINVAL;
+	/* address-size overrides change what loop/jrcxz and rip-relative mean */
+	for_each_insn_prefix(insn_ptr, i, prefix)
+		if (prefix == 0x67)
+			return -EINVAL;
+	memset(ai, 0, sizeof(*ai));
+	memcpy(ai->orig, buf, insn.length);
+	ai->len = insn.length;
+	classify(&insn, ai);
+	if (ai->kind == KP_STEP)
+		return prepare_slot(s, &insn);
+	return 0;
+}
+
+/**
+ * arch_release_site() - free what arch_prepare_site() allocated
+ * @s: the site, disarmed, a grace period ago
+ */
+void arch_release_site(struct kprobe_site *s)
+{
+	if (s->ainsn.insn) {
+		free_insn_slot(s->ainsn.insn, 0);
+		s->ainsn.insn = NULL;
+	}
+}
+
+/*
+ * Arming writes one byte, so no CPU can ever fetch a torn instruction: it
+ * sees the old first byte or the int3.  Each poke is made visible to all
+ * CPUs by the batch's arch_kprobe_poke_sync().  The site is in the hash
+ * table before its int3 is written and leaves it only after the int3 is
+ * gone and a grace period passed, so every trap on it finds it.
+ */
+void arch_arm_site(struct kprobe_site *s)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	mutex_lock(&text_mutex);
+	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
+	mutex_unlock(&text_mutex);
+}
+
+void arch_disarm_site(struct kprobe_site *s)
+{
+	mutex_lock(&text_mutex);
+	text_poke((void *)s->addr, s->ainsn.orig, INT3_INSN_SIZE);
+	mutex_unlock(&text_mutex);
+}
+
+void arch_kprobe_poke_sync(void)
+{
+	text_poke_sync();
+}
+
+/* ---- the hit path ----------------------------------------------------------- */
+
+static nokprobe_inline unsigned long reg_value(struct pt_regs *regs, int off)
+{
+	return *(unsigned long *)((char *)regs + off);
+}
+
+/*
+ * Emulate an IP-changing instruction on regs.  regs->ip is addr + 1 on
+ * entry (as the int3 left it).  Returns false if it cannot be done: an
+ * indirect target in unmapped memory.
+ */
+static bool kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
+{
+	struct arch_specific_insn *ai = &s->ainsn;
+	unsigned long next = s->addr + ai->len;
+	unsigned long target;
+
+	switch (ai->kind) {
+	case KP_EMULATE_JMP:
+		int3_emulate_jmp(regs, next + ai->rel);
+		break;
+	case KP_EMULATE_JCC:
+		int3_emulate_jcc(regs, ai->cond, next, ai->rel);
+		break;
+	case KP_EMULATE_CALL:
+		int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, next + ai->rel);
+		break;
+	case KP_EMULATE_RET:
+		int3_emulate_ret(regs);
+		regs->sp += ai->rel;
+		break;
+	case KP_EMULATE_LOOP: {
+		bool taken;
+
+		if (ai->cond == 0xe3) {		/* jrcxz */
+			taken = !regs->cx;
+		} else {
+			regs->cx--;
+			taken = regs->cx != 0;
+			if (ai->cond == 0xe1)	/* loope */
+				taken &= !!(regs->flags & X86_EFLAGS_ZF);
+			else if (ai->cond == 0xe0)	/* loopne */
+				taken &= !(regs->flags & X86_EFLAGS_ZF);
+		}
+		int3_emulate_jmp(regs, taken ? next + ai->rel : next);
+		break;
+	}
+	case KP_EMULATE_INDIRECT: {
+		struct insn insn;
+
+		if (insn_decode_kernel(&insn, ai->orig) < 0)
+			return false;
+		if (X86_MODRM_MOD(insn.modrm.value) == 3) {
+			int off = insn_get_modrm_rm_off(&insn, regs);
+
+			if (off < 0)
+				return false;
+			target = reg_value(regs, off);
+		} else {
+			/* the operand's address, with ip where the original is */
+			unsigned long ip = regs->ip;
+			void __user *ea;
+
+			regs->ip = s->addr;
+			ea = insn_get_addr_ref(&insn, regs);
+			regs->ip = ip;
+			if (IS_ERR_OR_NULL((void __force *)ea) ||
+			    copy_from_kernel_nofault(&target, (void __force *)ea,
+						     sizeof(target)))
+				return false;
+		}
+		if (ai->indirect_call)
+			int3_emulate_push(regs, next);
+		int3_emulate_jmp(regs, target);
+		break;
+	}
+	case KP_EMULATE_CLI:
+		regs->flags &= ~X86_EFLAGS_IF;
+		int3_emulate_jmp(regs, next);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+NOKPROBE_SYMBOL(kprobe_emulate);
+
+/*
+ * Carry out the probed instruction for the top frame f: emulate it (and
+ * finish the frame at once) or start its out-of-line single-step.
+ */
+static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
+			   struct kprobe_ctlblk *kcb, struct kprobe_frame *f)
+{
+	if (s->ainsn.kind != KP_STEP) {
+		/*
+		 * Only an indirect jmp/call through unmapped memory fails
+		 * here: the original instruction would have oopsed too.
+		 */
+		BUG_ON(!kprobe_emulate(s, regs));
+		if (f->status != KPROBE_REENTER) {
+			f->status = KPROBE_HIT_SSDONE;
+			kprobe_site_post(s, regs);
+		}
+		kprobe_frame_pop(kcb);
+		return;
+	}
+	if (f->status != KPROBE_REENTER)
+		f->status = KPROBE_HIT_SS;
+	f->saved_if = regs->flags & X86_EFLAGS_IF;
+	/* nothing may interrupt the copy: this frame is per-CPU */
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)s->ainsn.insn;
+}
+NOKPROBE_SYMBOL(kprobe_execute);
+
+/* the int3 after a copy was hit: the single-step of the top frame is done */
+static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			      struct kprobe_frame *f)
+{
+	struct kprobe_site *s = f->site;
+	struct arch_specific_insn *ai = &s->ainsn;
+
+	regs->ip = s->addr + ai->len;
+	if (ai->fixups & KP_FIX_PUSHF) {
+		unsigned long *tos = (unsigned long *)regs->sp;
+
+		*tos = (*tos & ~X86_EFLAGS_IF) | f->saved_if;
+	}
+	if (!(ai->fixups & KP_FIX_POPF))
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
+	if (f->status != KPROBE_REENTER) {
+		f->status = KPROBE_HIT_SSDONE;
+		kprobe_site_post(s, regs);
+	}
+	kprobe_frame_pop(kcb);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_finish_step);
+
+/**
+ * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
+ * @regs: registers at the trap; regs->ip is the int3's address + 1
+ *
+ * Called by do_int3() before the die-notifier chain, NMI-like.  Returns 0
+ * for every int3 that is not ours (int3_selftest at boot, kgdb, uprobes'
+ * user-mode ones, a real int3 instruction).
+ *
+ * Return: 1 if handled.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	unsigned long addr = regs->ip - INT3_INSN_SIZE;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_frame *f;
+	struct kprobe_site *s;
+
+	if (user_mode(regs))
+		return 0;
+	kcb = get_kprobe_ctlblk();
+
+	/* the int3 after the copy being single-stepped by the top frame? */
+	f = kprobe_frame_top(kcb);
+	if (f && f->site && (f->status == KPROBE_HIT_SS ||
+			     f->status == KPROBE_REENTER) &&
+	    f->site->ainsn.insn &&
+	    addr == (unsigned long)f->site->ainsn.insn + f->site->ainsn.len)
+		return kprobe_finish_step(regs, kcb, f);
+
+	s = kprobe_site_lookup(addr);
+	/*
+	 * An ftrace site is never ours to trap on: an int3 there is ftrace
+	 * patching its fentry call (text_poke_bp), met late.
+	 */
+	if (!s || (s->flags & KPROBE_SITE_FTRACE)) {
+		/*
+		 * Removed between the trap and this lookup (ours disarmed,
+		 * or another patcher done): the byte is no longer an int3,
+		 * so run what is there now.
+		 */
+		if (*(u8 *)addr != INT3_INSN_OPCODE &&
+		    (core_kernel_text(addr) || is_module_text_address(addr))) {
+			regs->ip = addr;
+			return 1;
+		}
+		return 0;
+	}
+
+	if (kprobe_running()) {
+		/* a probe hit inside a handler or a single-step: no handlers */
+		struct kprobe *first = kprobe_site_first(s);
+
+		if (first)
+			kprobes_inc_nmissed_count(first);
+		f = kprobe_frame_push(kcb, s, kprobe_running(), KPROBE_REENTER);
+		kprobe_execute(s, regs, kcb, f);
+		return 1;
+	}
+
+	/*
+	 * While no handler runs, the site's first probe stands for it; a
+	 * site whose probes are all being removed is still stepped over,
+	 * under the busy placeholder.
+	 */
+	f = kprobe_frame_push(kcb, s, kprobe_site_first(s) ?: &kprobe_busy,
+			      KPROBE_HIT_ACTIVE);
+	if (kprobe_site_pre(s, regs)) {
+		/* a pre_handler moved ip: the probed instruction is skipped */
+		kprobe_frame_pop(kcb);
+		return 1;
+	}
+	f->kp = kprobe_site_first(s) ?: &kprobe_busy;
+	__this_cpu_write(current_kprobe, f->kp);
+	kprobe_execute(s, regs, kcb, f);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU runs a probe
+ * @regs: registers at the fault
+ * @trapnr: X86_TRAP_PF, X86_TRAP_GP, ...
+ *
+ * Called only while kprobe_running().  A fault in the copied instruction
+ * is turned into a fault of the original one: ip goes back to the probe
+ * address (so exception-table fixups of the original apply) and the
+ * frame is dropped.  A fault in a handler goes to that probe's
+ * fault_handler first; if it fixed things up (returned 1) the fault is
+ * done, except for #PF, where 6.12's fault path wants 0 and carries on.
+ *
+ * Return: 1 if the fault was handled here.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_frame *f = kprobe_frame_top(kcb);
+	struct kprobe *kp;
+
+	if (!f)
+		return 0;
+	if ((f->status == KPROBE_HIT_SS || f->status == KPROBE_REENTER) &&
+	    f->site && f->site->ainsn.insn &&
+	    regs->ip >= (unsigned long)f->site->ainsn.insn &&
+	    regs->ip < (unsigned long)f->site->ainsn.insn + f->site->ainsn.len) {
+		regs->ip = f->site->addr;
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
+		kprobe_frame_pop(kcb);
+		return 0;
+	}
+	kp = f->kp;
+	if ((f->status == KPROBE_HIT_ACTIVE || f->status == KPROBE_HIT_SSDONE) &&
+	    kp && kp->fault_handler && kp->fault_handler(kp, regs, trapnr))
+		return trapnr != X86_TRAP_PF;
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/* ---- kretprobes ------------------------------------------------------------ */
+
+#ifdef CONFIG_KRETPROBES
+/* at a function's entry the return address is on top of the stack */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long *sp = (unsigned long *)regs->sp;
+
+	ri->fp = sp;
+	ri->ret_addr = (kprobe_opcode_t *)*sp;
+}
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(unsigned long *)regs->sp = (unsigned long)kretprobe_trampoline;
+}
+NOKPROBE_SYMBOL(arch_divert_return);
+
+/*
+ * The trampoline a kretprobed function returns into.  Its frame, from the
+ * top: the slot the diverted return address sat in (fp), where we push
+ * our own address so an unwinder meeting it asks kretprobe_find_ret_addr()
+ * for the real one; then a struct pt_regs.  The C callback writes the real
+ * return address over that slot and we return through it, so no trap is
+ * taken on the way back.
+ */
+asm(
+	".pushsection .kprobes.text, \"ax\"\n"
+	".global kretprobe_trampoline\n"
+	".type kretprobe_trampoline, @function\n"
+	"kretprobe_trampoline:\n"
+	ANNOTATE_NOENDBR	/* reached by ret only */
+	"	pushq $kretprobe_trampoline\n"
+	UNWIND_HINT_FUNC
+	"	subq $16, %rsp\n"		/* regs->ss, regs->sp */
+	"	pushfq\n"			/* regs->flags */
+	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
+	"	movq %rsp, %rdi\n"
+	"	call kretprobe_trampoline_callback\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
+	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	ASM_RET
+	".size kretprobe_trampoline, .-kretprobe_trampoline\n"
+	".popsection\n"
+);
+NOKPROBE_SYMBOL(kretprobe_trampoline);
+STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
+
+void kretprobe_trampoline_callback(struct pt_regs *regs);
+__used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
+{
+	/* the fake return-address slot sits right above the pt_regs */
+	unsigned long *fp = (unsigned long *)(regs + 1);
+
+	regs->sp = (unsigned long)(fp + 1);	/* as after the ret */
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->orig_ax = ~0UL;
+	*fp = kretprobe_trampoline_handler(regs, fp);
+}
+NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
+#endif /* CONFIG_KRETPROBES */
+
+/* ---- blacklist, init --------------------------------------------------------- */
+
+/**
+ * arch_populate_kprobe_blacklist() - x86 code kprobes must not touch
+ *
+ * Entry text runs before the kernel has a sane state to take a trap in.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int arch_populate_kprobe_blacklist(void)
+{
+	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					 (unsigned long)__entry_text_end);
+}
+
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kprobes on ftrace sites.
+ *
+ * A function's fentry call (a 5-byte nop while untraced) belongs to
+ * ftrace: kprobes never writes an int3 over it.  A probe there is hooked
+ * as an ftrace callback instead (KPROBE_FLAG_FTRACE), which costs no trap.
+ *
+ * Two ftrace_ops: sites whose probes have a post_handler go on one with
+ * FTRACE_OPS_FL_IPMODIFY (such probes are the ones that redirect
+ * execution, as fail_function does); the others on one without it, so
+ * that they can coexist with livepatch and direct trampolines, which
+ * claim IPMODIFY for themselves.  Both save full registers.
+ *
+ * The handler runs in ftrace context, preemption disabled, with the
+ * ftrace recursion guard held; it shares the per-CPU frames of the int3
+ * path, so a hit inside any probe handler only counts nmissed.
+ */
+#include <linux/kprobes.h>
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+
+/**
+ * kprobe_check_ftrace() - does ftrace own the bytes at addr?
+ * @addr: the probe address
+ * @ftrace: set if @addr is an fentry site (probe it through ftrace)
+ *
+ * Return: 0; -EILSEQ if @addr is inside an fentry site; -EINVAL if it is
+ * one but kprobes on ftrace are not configured.
+ */
+int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
+{
+	*ftrace = false;
+	if (ftrace_location(addr) == addr) {
+		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+			return -EINVAL;
+		*ftrace = true;
+		return 0;
+	}
+	if (ftrace_text_reserved((void *)addr, (void *)addr))
+		return -EILSEQ;
+	return 0;
+}
+
+/**
+ * kprobe_ftrace_handler() - the ftrace callback of kprobes
+ * @ip: the fentry site
+ * @parent_ip: the caller
+ * @ops: our ftrace_ops
+ * @fregs: the registers (full pt_regs: both ops save them)
+ *
+ * Handlers see what an int3 hit would show: regs->ip is the probe address
+ * plus one for the pre_handlers, and the address after the 5-byte site
+ * for the post_handlers.  A pre_handler that returns 1 leaves regs->ip
+ * where it put it, and ftrace resumes there.
+ */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_frame *f;
+	struct kprobe_site *s;
+	struct kprobe *first;
+	unsigned long orig_ip;
+	int bit;
+
+	if (unlikely(!regs))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+
+	s = kprobe_site_lookup(ip);
+	if (unlikely(!s))
+		goto out;
+	first = kprobe_site_first(s);
+	if (unlikely(!first))
+		goto out;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(first);
+		goto out;
+	}
+
+	kcb = get_kprobe_ctlblk();
+	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
+	orig_ip = regs->ip;
+	regs->ip = ip + INT3_INSN_SIZE;
+	if (!kprobe_site_pre(s, regs)) {
+		/* the fentry nop "executed" */
+		regs->ip = ip + MCOUNT_INSN_SIZE;
+		f->status = KPROBE_HIT_SSDONE;
+		kprobe_site_post(s, regs);
+		regs->ip = orig_ip;
+	}
+	kprobe_frame_pop(kcb);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_handler);
+
+static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/* sites on each ops; registered while non-zero (kprobe_mutex) */
+static int kprobe_ftrace_users, kprobe_ipmodify_users;
+
+/**
+ * kprobe_ftrace_arm() - hook a site's fentry through ftrace
+ * @s: the site
+ * @ipmodify: use the IPMODIFY ops
+ *
+ * Return: 0 or the error from ftrace.
+ */
+int kprobe_ftrace_arm(struct kprobe_site *s, bool ipmodify)
+{
+	struct ftrace_ops *ops = ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
+	int *users = ipmodify ? &kprobe_ipmodify_users : &kprobe_ftrace_users;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	ret = ftrace_set_filter_ip(ops, s->addr, 0, 0);
+	if (ret) {
+		pr_debug("kprobes: ftrace filter for %pS failed (%d)\n",
+			 (void *)s->addr, ret);
+		return ret;
+	}
+	if (*users == 0) {
+		ret = register_ftrace_function(ops);
+		if (ret) {
+			ftrace_set_filter_ip(ops, s->addr, 1, 0);
+			return ret;
+		}
+	}
+	(*users)++;
+	return 0;
+}
+
+/**
+ * kprobe_ftrace_disarm() - unhook a site's fentry
+ * @s: the site, armed by kprobe_ftrace_arm()
+ */
+void kprobe_ftrace_disarm(struct kprobe_site *s)
+{
+	struct ftrace_ops *ops = s->armed_post ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
+	int *users = s->armed_post ? &kprobe_ipmodify_users : &kprobe_ftrace_users;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (*users == 1)
+		WARN_ON_ONCE(unregister_ftrace_function(ops));
+	(*users)--;
+	WARN_ON_ONCE(ftrace_set_filter_ip(ops, s->addr, 1, 0));
+}
+
+/**
+ * kprobe_ftrace_kill() - ftrace is going down after an error: stop using it
+ */
+void kprobe_ftrace_kill(void)
+{
+	kprobe_ftrace_ops.func = ftrace_stub;
+	kprobe_ipmodify_ops.func = ftrace_stub;
+}

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _LINUX_KPROBES_H
+#define _LINUX_KPROBES_H
+/*
+ * Kernel Probes (kprobes): the public API.
+ *
+ * A kprobe plants a breakpoint at a kernel instruction and calls the
+ * probe's handlers when it is hit: pre_handler before the instruction,
+ * post_handler after it.  A kretprobe calls its handler when a function
+ * returns.  The design lives in kernel/kprobes.c (arch-neutral core) and
+ * arch/x86/kernel/kprobes/ (x86 backend); this header is what the rest of
+ * the kernel, and probe modules, see.
+ *
+ * Locking and context rules for users:
+ *  - register/unregister/enable/disable may sleep (process context only).
+ *  - Handlers run with preemption disabled, from an int3 trap (NMI-like:
+ *    no sleeping, no locks that non-NMI code may hold), from the ftrace
+ *    callback (function entries), or from the kretprobe trampoline.
+ *  - A handler that hits another probe does not run that probe's handlers;
+ *    that probe's nmissed is incremented instead.
+ *
+ * Registration state, relied on by trace_kprobe: a caller that initialised
+ * kp->list and kp->hlist before register_kprobe() finds
+ * "!(list_empty(&kp->list) && hlist_unhashed(&kp->hlist))" true exactly
+ * while the probe is registered, and a failed registration leaves both as
+ * they were.
+ */
+#include <linux/compiler.h>
+#include <linux/linkage.h>
+#include <linux/list.h>
+#include <linux/notifier.h>
+#include <linux/smp.h>
+#include <linux/bug.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/ftrace.h>
+#include <linux/objpool.h>
+#include <linux/rethook.h>
+#include <asm/kprobes.h>
+
+/* ours, where the API promises more than upstream's (tests check this) */
+#define KPROBES_ANEW 1
+
+#ifdef CONFIG_KPROBES
+
+/* kprobe_status values: where the per-CPU hit state machine is */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* pre_handler running */
+#define KPROBE_HIT_SS		0x00000002	/* copied insn single-stepping */
+#define KPROBE_REENTER		0x00000004	/* a probe hit inside a handler */
+#define KPROBE_HIT_SSDONE	0x00000008	/* post_handler running */
+
+#else /* !CONFIG_KPROBES */
+#include <asm-generic/kprobes.h>
+typedef int kprobe_opcode_t;
+struct arch_specific_insn {
+	int dummy;
+};
+#endif /* CONFIG_KPROBES */
+
+struct kprobe;
+struct pt_regs;
+struct kretprobe;
+struct kretprobe_instance;
+struct kprobe_site;
+
+typedef int (*kprobe_pre_handler_t) (struct kprobe *, struct pt_regs *);
+typedef void (*kprobe_post_handler_t) (struct kprobe *, struct pt_regs *,
+				       unsigned long flags);
+typedef int (*kprobe_fault_handler_t) (struct kprobe *, struct pt_regs *,
+				       int trapnr);
+typedef int (*kretprobe_handler_t) (struct kretprobe_instance *,
+				    struct pt_regs *);
+
+struct kprobe {
+	/*
+	 * hlist: hashed only transiently by the core; list: the probe's
+	 * place among the probes sharing its address (its site).
+	 */
+	struct hlist_node hlist;
+	struct list_head list;
+
+	/* hits that ran no handler because a probe was already running */
+	unsigned long nmissed;
+
+	/* where: addr, or symbol_name + offset (not both) */
+	kprobe_opcode_t *addr;
+	const char *symbol_name;
+	unsigned int offset;
+
+	/* called before the probed instruction; return 1 if regs->ip changed */
+	kprobe_pre_handler_t pre_handler;
+	/* called after the probed instruction (not when pre_handler returned 1) */
+	kprobe_post_handler_t post_handler;
+	/*
+	 * called first when a fault hits while this probe's handler or its
+	 * copied instruction runs; return 1 if it handled the fault (and
+	 * fixed regs so execution can go on)
+	 */
+	kprobe_fault_handler_t fault_handler;
+
+	/* the first byte of the original instruction (the one int3 replaces) */
+	kprobe_opcode_t opcode;
+
+	/* the site (shared by every probe at this address); core-private */
+	struct kprobe_site *site;
+
+	/* arch-specific copy of the original instruction */
+	struct arch_specific_insn ainsn;
+
+	/* KPROBE_FLAG_*; the core owns these after registration */
+	u32 flags;
+};
+
+#define KPROBE_FLAG_GONE	1  /* its code is gone (module unloaded)  */
+#define KPROBE_FLAG_DISABLED	2  /* registered but not firing */
+#define KPROBE_FLAG_OPTIMIZED	4  /* reached through a jump, not an int3 */
+#define KPROBE_FLAG_FTRACE	8  /* reached through ftrace at an fentry site */
+#define KPROBE_FLAG_ON_FUNC_ENTRY 16 /* sits on a function's entry */
+
+static inline bool kprobe_gone(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_GONE;
+}
+
+static inline bool kprobe_disabled(struct kprobe *p)
+{
+	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+}
+
+static inline bool kprobe_optimized(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
+}
+
+static inline bool kprobe_ftrace(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_FTRACE;
+}
+
+/*
+ * Function-return probes.  register_kretprobe() plants a kprobe at the
+ * function's entry; each activation takes an instance from the probe's
+ * pool (maxactive of them, preallocated), saves the real return address
+ * in it and diverts the return through kretprobe_trampoline.  When the
+ * pool is empty the activation is counted in nmissed instead.
+ *
+ * An instance may outlive its kretprobe (unregistered while the function
+ * is still running): it then reaches its kretprobe through the holder,
+ * whose pointer is cleared at unregister.  get_kretprobe() returns NULL
+ * for such an orphan.
+ */
+struct kretprobe_holder {
+	struct kretprobe __rcu	*rp;
+	struct objpool_head	pool;
+};
+
+struct kretprobe {
+	struct kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+	struct kretprobe_holder *rph;
+};
+
+#define KRETPROBE_MAX_DATA_SIZE	4096
+/* more instances than this is a mistake, not a workload */
+#define KRETPROBE_MAXACTIVE_LIMIT	(1 << 20)
+
+struct kretprobe_instance {
+	struct llist_node llist;		/* on the task's list */
+	struct kretprobe_holder *rph;
+	kprobe_opcode_t *ret_addr;		/* the real return address */
+	void *fp;				/* where it sat on the stack */
+	struct task_struct *task;
+	char data[];
+};
+
+struct kretprobe_blackpoint {
+	const char *name;
+	void *addr;
+};
+
+struct kprobe_blacklist_entry {
+	struct list_head list;
+	unsigned long start_addr;
+	unsigned long end_addr;
+};
+
+#ifdef CONFIG_KPROBES
+DECLARE_PER_CPU(struct kprobe *, current_kprobe);
+DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+extern int arch_init_kprobes(void);
+extern void kprobes_inc_nmissed_count(struct kprobe *p);
+extern int arch_populate_kprobe_blacklist(void);
+extern int kprobe_add_ksym_blacklist(unsigned long entry);
+extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+extern bool within_kprobe_blacklist(unsigned long addr);
+extern kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
+extern kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+						unsigned long offset,
+						bool *on_func_entry);
+extern bool arch_kprobe_on_func_entry(unsigned long offset);
+extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+				unsigned long offset);
+
+/* The instruction-slot cache: executable memory for copied insns. */
+extern kprobe_opcode_t *get_insn_slot(void);
+extern void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+extern bool is_kprobe_insn_slot(unsigned long addr);
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+			      char *type, char *sym);
+
+#ifdef CONFIG_KRETPROBES
+extern void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+				   struct pt_regs *regs);
+extern void kretprobe_trampoline(void);
+extern unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+						  void *frame_pointer);
+extern unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+					     void *fp,
+					     struct llist_node **cur);
+
+static nokprobe_inline void *kretprobe_trampoline_addr(void)
+{
+	return dereference_kernel_function_descriptor(kretprobe_trampoline);
+}
+
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return (void *)addr == kretprobe_trampoline_addr();
+}
+
+/* The kretprobe of an instance, or NULL once it was unregistered. */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return rcu_dereference_check(ri->rph->rp, rcu_read_lock_any_held());
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
+
+extern void kprobe_flush_task(struct task_struct *tk);
+#else
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
+{
+	return 0;
+}
+
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+#endif /* CONFIG_KRETPROBES */
+
+extern void kprobe_free_init_mem(void);
+
+/* The probe whose handler (or copied instruction) this CPU is running. */
+static inline struct kprobe *kprobe_running(void)
+{
+	return __this_cpu_read(current_kprobe);
+}
+
+static inline void reset_current_kprobe(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+/*
+ * kprobe_busy_begin/end: mark this CPU as running a probe, so that probes
+ * hit meanwhile only count nmissed (used by fprobe and the kretprobe
+ * trampoline, which run handlers outside the int3 path).
+ */
+void kprobe_busy_begin(void);
+void kprobe_busy_end(void);
+
+int register_kprobe(struct kprobe *p);
+void unregister_kprobe(struct kprobe *p);
+int register_kprobes(struct kprobe **kps, int num);
+void unregister_kprobes(struct kprobe **kps, int num);
+
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+int disable_kprobe(struct kprobe *kp);
+int enable_kprobe(struct kprobe *kp);
+
+void dump_kprobe(struct kprobe *kp);
+
+/* Optimization is not built yet: nothing to wait for. */
+static inline void wait_for_kprobe_optimizer(void) { }
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+extern void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops, struct ftrace_regs *fregs);
+extern int arch_prepare_kprobe_ftrace(struct kprobe *p);
+extern void kprobe_ftrace_kill(void);
+#else
+static inline void kprobe_ftrace_kill(void) { }
+#endif
+
+/* Both the int3 path and fault paths call these (arch/x86/kernel/traps.c). */
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+
+#else /* !CONFIG_KPROBES: */
+
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+static inline struct kprobe *get_kprobe(void *addr)
+{
+	return NULL;
+}
+static inline struct kprobe *kprobe_running(void)
+{
+	return NULL;
+}
+#define kprobe_busy_begin()	do {} while (0)
+#define kprobe_busy_end()	do {} while (0)
+
+static inline int register_kprobe(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+static inline int register_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+static inline void unregister_kprobe(struct kprobe *p) { }
+static inline void unregister_kprobes(struct kprobe **kps, int num) { }
+static inline int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+static inline int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+static inline void unregister_kretprobe(struct kretprobe *rp) { }
+static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+static inline void kprobe_free_init_mem(void) { }
+static inline void kprobe_ftrace_kill(void) { }
+static inline int disable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+static inline bool within_kprobe_blacklist(unsigned long addr)
+{
+	return true;
+}
+static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				     char *type, char *sym)
+{
+	return -ERANGE;
+}
+static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
+{
+	return 0;
+}
+static inline void wait_for_kprobe_optimizer(void) { }
+#endif /* CONFIG_KPROBES */
+
+static inline int disable_kretprobe(struct kretprobe *rp)
+{
+	return disable_kprobe(&rp->kp);
+}
+static inline int enable_kretprobe(struct kretprobe *rp)
+{
+	return enable_kprobe(&rp->kp);
+}
+
+#ifdef CONFIG_KPROBES
+/*
+ * ---- Internal: the interface between the core (kernel/kprobes*.c) and
+ * the arch backend.  Not for probe modules. ----
+ *
+ * A probe site is the aggregate probe of an address: every kprobe
+ * registered at that address hangs on its probes list (registration
+ * order), and the site owns what is per-address: the saved original
+ * instruction, its slot, and whether the int3 (or ftrace hook) is in.
+ */
+#define KPROBE_SITE_ARMED	0x01	/* int3 written / ftrace filter set */
+#define KPROBE_SITE_FTRACE	0x02	/* an fentry site: reached via ftrace */
+#define KPROBE_SITE_GONE	0x04	/* its code went away */
+#define KPROBE_SITE_UNHASHED	0x08	/* no longer found by address */
+#define KPROBE_SITE_ON_ENTRY	0x10	/* a function's entry */
+
+struct kprobe_site {
+	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
+	struct list_head probes;	/* struct kprobe.list (RCU) */
+	struct list_head all;		/* kprobe_sites; kprobe_mutex */
+	struct list_head free_list;	/* a batch's to_free */
+	unsigned long addr;
+	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
+	bool armed_post;		/* ftrace: armed on the IPMODIFY ops */
+	struct arch_specific_insn ainsn;
+};
+
+extern struct mutex kprobe_mutex;
+extern struct list_head kprobe_sites;
+extern struct list_head kprobe_blacklist;
+extern struct kprobe kprobe_busy;
+extern bool kprobes_all_disarmed;
+
+/*
+ * Per-CPU hit state is a small stack of frames: a hit pushes one, and a
+ * nested hit (a handler hitting a probe, an NMI during a single-step)
+ * pushes another above it.  current_kprobe mirrors the top frame's kp.
+ */
+static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlblk *kcb,
+							       struct kprobe_site *s,
+							       struct kprobe *kp,
+							       unsigned int status)
+{
+	struct kprobe_frame *f;
+
+	/* levels: task, irq, NMI, #MC; a fifth is a kprobes bug */
+	BUG_ON(kcb->depth >= KPROBE_NEST_MAX);
+	f = &kcb->frame[kcb->depth++];
+	f->site = s;
+	f->kp = kp;
+	f->status = status;
+	__this_cpu_write(current_kprobe, kp);
+	return f;
+}
+
+static nokprobe_inline struct kprobe_frame *kprobe_frame_top(struct kprobe_ctlblk *kcb)
+{
+	return kcb->depth ? &kcb->frame[kcb->depth - 1] : NULL;
+}
+
+static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
+{
+	kcb->depth--;
+	__this_cpu_write(current_kprobe,
+			 kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL);
+}
+
+struct kprobe_site *kprobe_site_lookup(unsigned long addr);
+int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs);
+void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs);
+struct kprobe *kprobe_site_first(struct kprobe_site *s);
+char kprobe_type_char(struct kprobe *p);
+void kprobes_set_all_armed(bool arm);
+
+/* arch backend */
+int arch_check_insn_boundary(unsigned long addr);
+int arch_prepare_site(struct kprobe_site *s);
+void arch_release_site(struct kprobe_site *s);
+void arch_arm_site(struct kprobe_site *s);
+void arch_disarm_site(struct kprobe_site *s);
+void arch_kprobe_poke_sync(void);
+int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
+int kprobe_ftrace_arm(struct kprobe_site *s, bool ipmodify);
+void kprobe_ftrace_disarm(struct kprobe_site *s);
+#ifdef CONFIG_KRETPROBES
+void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs);
+#endif
+#endif /* CONFIG_KPROBES */
+
+/*
+ * The page-fault hook (arch/x86/mm/fault.c).  Only a kernel-mode fault
+ * while a probe runs on this CPU concerns kprobes.
+ */
+static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
+					      unsigned int trap)
+{
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		return false;
+	if (user_mode(regs))
+		return false;
+	/* a preemptible task is not inside a probe */
+	if (preemptible())
+		return false;
+	if (!kprobe_running())
+		return false;
+	return kprobe_fault_handler(regs, trap);
+}
+
+#endif /* _LINUX_KPROBES_H */

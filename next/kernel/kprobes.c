@@ -1,0 +1,1474 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel Probes (kprobes): the arch-neutral core.
+ *
+ * What lives here
+ * ---------------
+ *  - The probe site (struct kprobe_site), our aggregate probe: one per
+ *    probed address, owning the arch state (copied instruction, slot,
+ *    original bytes) and an RCU list of the kprobes registered there, in
+ *    registration order.  Every probe belongs to a site, even a lone one:
+ *    there is no "become an aggregate on the second probe" transition, so
+ *    adding or removing a probe never swaps the object the hit path finds.
+ *  - The site hash table (kprobe_table): RCU hlist buckets keyed by
+ *    address.  The hit path (int3, ftrace) looks a site up without locks.
+ *  - Registration: address resolution, the safety checks (instruction
+ *    boundary, blacklist, text owned by other patchers), arming and
+ *    disarming in batches (one text_poke_sync() and one RCU grace period
+ *    for a whole register_kprobes()/unregister_kprobes() call).
+ *  - The blacklist: NOKPROBE_SYMBOL() entries of the kernel and of each
+ *    module, .kprobes.text, .noinstr.text, and the arch's (entry text).
+ *  - Kretprobes with instance pools: a per-kretprobe objpool of maxactive
+ *    instances allocated at register time, popped and pushed lock-free
+ *    (the int3 path is NMI-like), instances chained on the task.
+ *  - Module load/unload and init-memory freeing.
+ *
+ * The debugfs files are in kprobes_debugfs.c and the slot cache in
+ * kprobes_slots.c; the x86 backend is arch/x86/kernel/kprobes/.
+ *
+ * Locking
+ * -------
+ *  kprobe_mutex serialises every change to sites, the hash table, the
+ *  all-sites list and the blacklist.  The arch takes text_mutex around
+ *  each poke (inside kprobe_mutex); ftrace sites change ftrace filters,
+ *  which take text_mutex themselves, so the core never holds it.  The hit path
+ *  takes no lock: it relies on
+ *   (1) a site is in the hash table before its int3 is written, and stays
+ *       there until after its int3 is removed and a grace period passed;
+ *   (2) a probe is on its site's list before the site is armed for it,
+ *       and its memory is not given back to the caller until a grace
+ *       period after it left the list (handlers run with preemption off,
+ *       which synchronize_rcu() waits for, NMI-like int3 context included).
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/hash.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/export.h>
+#include <linux/kallsyms.h>
+#include <linux/extable.h>
+#include <linux/module.h>
+#include <linux/moduleloader.h>
+#include <linux/memory.h>
+#include <linux/cpu.h>
+#include <linux/jump_label.h>
+#include <linux/static_call.h>
+#include <linux/ftrace.h>
+#include <linux/perf_event.h>
+#include <linux/sched/task.h>
+#include <linux/llist.h>
+#include <linux/bug.h>
+#include <linux/cfi.h>
+#include <linux/mm.h>
+
+#include <asm/sections.h>
+#include <asm/cacheflush.h>
+#include <asm/text-patching.h>
+
+
+/* ---- the site hash table ------------------------------------------------- */
+
+#define KPROBE_HASH_BITS 12
+static struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
+
+/* every site, live or gone, for debugfs and module walks; kprobe_mutex */
+LIST_HEAD(kprobe_sites);
+DEFINE_MUTEX(kprobe_mutex);
+
+/* debugfs kprobes/enabled: 0 disarms every site, keeping their state */
+bool kprobes_all_disarmed;
+
+static bool kprobes_initialized;
+
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+static struct hlist_head *kprobe_bucket(unsigned long addr)
+{
+	return &kprobe_table[hash_ptr((void *)addr, KPROBE_HASH_BITS)];
+}
+
+/**
+ * kprobe_site_lookup() - find the live site at an address
+ * @addr: the probed address
+ *
+ * Lock-free; the caller is in an RCU read-side section, or runs with
+ * preemption disabled (the int3 and ftrace paths), or holds kprobe_mutex.
+ *
+ * Return: the site, or NULL.
+ */
+struct kprobe_site *kprobe_site_lookup(unsigned long addr)
+{
+	struct kprobe_site *s;
+
+	hlist_for_each_entry_rcu(s, kprobe_bucket(addr), hash,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (s->addr == addr)
+			return s;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(kprobe_site_lookup);
+
+/* ---- counting misses ----------------------------------------------------- */
+
+/*
+ * nmissed is bumped from any CPU, NMI-like context included: a lock-free
+ * increment that never loses a count (issue #5 checks exact shortfalls).
+ */
+static nokprobe_inline void kprobe_count_miss(unsigned long *n)
+{
+	unsigned long old = READ_ONCE(*n);
+
+	while (!try_cmpxchg(n, &old, old + 1))
+		;
+}
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit that ran no handler
+ * @p: the probe that was hit; every enabled probe of its site is charged
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	struct kprobe_site *s = p->site;
+	struct kprobe *kp;
+
+	if (!s) {
+		kprobe_count_miss(&p->nmissed);
+		return;
+	}
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (!kprobe_disabled(kp))
+			kprobe_count_miss(&kp->nmissed);
+	}
+}
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/* ---- running the handlers of a site -------------------------------------- */
+
+/**
+ * kprobe_site_pre() - run the pre_handlers of a site, in registration order
+ * @s: the site that was hit
+ * @regs: registers at the hit (ip as if the int3 had just executed)
+ *
+ * current_kprobe names the probe whose handler runs, so a fault in it
+ * reaches that probe's fault_handler, and bpf sees the right probe.
+ *
+ * Return: 1 if a pre_handler changed regs->ip (and returned 1): the
+ * probed instruction must then not be executed; the rest of the site's
+ * pre_handlers are skipped too, as their view of the registers is gone.
+ */
+int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+	struct kprobe *kp;
+
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->pre_handler)
+			continue;
+		f->kp = kp;
+		__this_cpu_write(current_kprobe, kp);
+		if (kp->pre_handler(kp, regs))
+			return 1;
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_site_pre);
+
+/**
+ * kprobe_site_post() - run the post_handlers of a site, in registration order
+ * @s: the site
+ * @regs: registers after the probed instruction
+ */
+void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+	struct kprobe *kp;
+
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->post_handler)
+			continue;
+		f->kp = kp;
+		__this_cpu_write(current_kprobe, kp);
+		kp->post_handler(kp, regs, 0);
+	}
+}
+NOKPROBE_SYMBOL(kprobe_site_post);
+
+/**
+ * kprobe_site_first() - the probe that stands for a site while no
+ * handler runs (during the single-step); what kprobe_running() returns
+ * @s: the site
+ *
+ * Return: the first probe on the site, or NULL if it has none left.
+ */
+struct kprobe *kprobe_site_first(struct kprobe_site *s)
+{
+	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
+}
+NOKPROBE_SYMBOL(kprobe_site_first);
+
+/* a placeholder kprobe for kprobe_busy_begin(); never registered */
+struct kprobe kprobe_busy;
+
+/**
+ * kprobe_busy_begin() - mark this CPU busy in a probe handler
+ *
+ * Used where handlers run outside the int3 path (fprobe, the kretprobe
+ * trampoline): a probe hit meanwhile counts nmissed and runs nothing.
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	kprobe_frame_push(get_kprobe_ctlblk(), NULL, &kprobe_busy,
+			  KPROBE_HIT_ACTIVE);
+}
+NOKPROBE_SYMBOL(kprobe_busy_begin);
+
+/**
+ * kprobe_busy_end() - end a kprobe_busy_begin() section
+ */
+void kprobe_busy_end(void)
+{
+	kprobe_frame_pop(get_kprobe_ctlblk());
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/* ---- the blacklist ------------------------------------------------------- */
+
+/* kprobe_mutex; read locklessly (RCU list) by within_kprobe_blacklist() */
+LIST_HEAD(kprobe_blacklist);
+
+/**
+ * within_kprobe_blacklist() - is this address one kprobes must not probe?
+ * @addr: a kernel text address
+ *
+ * Also used by hw_breakpoint and kgdb to keep off the same code.
+ *
+ * Return: true if @addr is blacklisted.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	struct kprobe_blacklist_entry *ent;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
+		if (addr >= ent->start_addr && addr < ent->end_addr) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * kprobe_add_area_blacklist() - blacklist an address range
+ * @start: first address
+ * @end: one past the last address
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+	if (!ent)
+		return -ENOMEM;
+	ent->start_addr = start;
+	ent->end_addr = end;
+	INIT_LIST_HEAD(&ent->list);
+	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
+	return 0;
+}
+
+/**
+ * kprobe_add_ksym_blacklist() - blacklist the function containing an address
+ * @entry: an address inside the function
+ *
+ * Return: 0, -EINVAL if @entry is in no known function, or -ENOMEM.
+ */
+int kprobe_add_ksym_blacklist(unsigned long entry)
+{
+	unsigned long size, offset;
+
+	if (!kernel_text_address(entry) ||
+	    !kallsyms_lookup_size_offset(entry, &size, &offset))
+		return -EINVAL;
+	return kprobe_add_area_blacklist(entry - offset, entry - offset + size);
+}
+
+static void kprobe_blacklist_add_table(unsigned long *start, unsigned long *end)
+{
+	unsigned long *iter;
+
+	for (iter = start; iter < end; iter++) {
+		unsigned long entry = (unsigned long)dereference_symbol_descriptor((void *)*iter);
+
+		if (kprobe_add_ksym_blacklist(entry) == -ENOMEM)
+			return;
+	}
+}
+
+/* remove every entry inside [start, end) (a module going away) */
+static void kprobe_blacklist_remove_range(unsigned long start, unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent, *n;
+
+	list_for_each_entry_safe(ent, n, &kprobe_blacklist, list) {
+		if (ent->start_addr >= start && ent->start_addr < end) {
+			list_del_rcu(&ent->list);
+			kfree_rcu_mightsleep(ent);
+		}
+	}
+}
+
+static void kprobe_blacklist_init(void)
+{
+	extern unsigned long __start_kprobe_blacklist[];
+	extern unsigned long __stop_kprobe_blacklist[];
+
+	kprobe_blacklist_add_table(__start_kprobe_blacklist, __stop_kprobe_blacklist);
+	kprobe_add_area_blacklist((unsigned long)__kprobes_text_start,
+				  (unsigned long)__kprobes_text_end);
+	kprobe_add_area_blacklist((unsigned long)__noinstr_text_start,
+				  (unsigned long)__noinstr_text_end);
+	arch_populate_kprobe_blacklist();
+}
+
+/* ---- addresses ----------------------------------------------------------- */
+
+/**
+ * kprobe_lookup_name() - resolve a symbol ("sym" or "mod:sym") to an address
+ * @name: the symbol
+ * @offset: unused; kept for the API trace_kprobe calls
+ *
+ * Return: the address, or NULL.
+ */
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+
+/*
+ * The address a probe asks for: addr, or symbol_name + offset (never
+ * both), moved past an ENDBR at a function entry by the arch.
+ */
+static kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
+				       const char *symbol_name,
+				       unsigned long offset, bool *on_entry)
+{
+	unsigned long a;
+
+	if ((symbol_name && addr) || (!symbol_name && !addr))
+		return ERR_PTR(-EINVAL);
+	if (symbol_name) {
+		/* 'sym' with a '.' suffix (a clone) is matched as written */
+		a = (unsigned long)kprobe_lookup_name(symbol_name, offset);
+		if (!a)
+			return ERR_PTR(-ENOENT);
+	} else {
+		a = (unsigned long)addr;
+	}
+	a += offset;
+	/* re-derive the offset into the function for the ENDBR rule */
+	if (!kallsyms_lookup_size_offset(a, NULL, &offset))
+		return ERR_PTR(symbol_name ? -ENOENT : -EINVAL);
+	*on_entry = false;
+	return arch_adjust_kprobe_addr(a, offset, on_entry);
+}
+
+/**
+ * kprobe_on_func_entry() - is this probe point a function's entry?
+ * @addr: address, or NULL
+ * @sym: symbol name, or NULL
+ * @offset: offset from @addr or @sym
+ *
+ * Return: 0 if it is, -EINVAL if it is not (or the arguments are bad),
+ * -ENOENT if the symbol is unknown.
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	bool on_entry;
+	kprobe_opcode_t *a = kprobe_resolve(addr, sym, offset, &on_entry);
+
+	if (IS_ERR(a))
+		return PTR_ERR(a);
+	return on_entry ? 0 : -EINVAL;
+}
+
+/* ---- safety checks --------------------------------------------------------- */
+
+/*
+ * Is addr text that someone else owns or that must never trap?  Answers
+ * with the errno register_kprobe() returns:
+ *  -EINVAL  not kernel text, blacklisted, a BUG()/CFI trap site, the gate
+ *  -EBUSY   a site another patcher rewrites (jump labels, static calls,
+ *           alternatives, ftrace bytes other than a whole fentry site)
+ *  -ENOENT  module text whose module is going away
+ */
+static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
+{
+	int ret = 0;
+
+	*probed_mod = NULL;
+	jump_label_lock();
+	preempt_disable();
+	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
+	    in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
+	    find_bug(addr) || is_cfi_trap(addr)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
+	    static_call_text_reserved((void *)addr, (void *)addr) ||
+	    alternatives_text_reserved((void *)addr, (void *)addr)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	*probed_mod = __module_text_address(addr);
+	if (*probed_mod) {
+		/* hold the module while its text is patched */
+		if (unlikely(!try_module_get(*probed_mod))) {
+			*probed_mod = NULL;
+			ret = -ENOENT;
+			goto out;
+		}
+		/* init text that was already freed */
+		if (within_module_init(addr, *probed_mod) &&
+		    (*probed_mod)->state != MODULE_STATE_COMING) {
+			module_put(*probed_mod);
+			*probed_mod = NULL;
+			ret = -ENOENT;
+		}
+	}
+out:
+	preempt_enable();
+	jump_label_unlock();
+	return ret;
+}
+
+/* ---- sites: create, arm, disarm, free ---------------------------------------- */
+
+/*
+ * A batch of text changes: sites to arm or disarm are patched by
+ * kprobe_batch_commit() with one text_poke_sync() for all of them (ftrace
+ * sites change their ftrace filter instead); sites to free wait for one
+ * grace period together.
+ */
+struct kprobe_batch {
+	struct list_head to_free;	/* sites, via ->free_list */
+	bool poked;			/* text_poke() done, sync owed */
+};
+
+static void kprobe_batch_init(struct kprobe_batch *b)
+{
+	INIT_LIST_HEAD(&b->to_free);
+	b->poked = false;
+}
+
+static bool site_enabled(struct kprobe_site *s)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry(kp, &s->probes, list) {
+		if (!kprobe_disabled(kp))
+			return true;
+	}
+	return false;
+}
+
+static bool site_has_post(struct kprobe_site *s)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry(kp, &s->probes, list) {
+		if (kp->post_handler)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Make the site's text state match what its probes want: armed iff it is
+ * live, some probe on it is enabled, and kprobes are not globally
+ * disarmed.  Called with kprobe_mutex held.
+ */
+static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	bool want = !(s->flags & KPROBE_SITE_GONE) && !kprobes_all_disarmed &&
+		    site_enabled(s);
+	bool post = site_has_post(s);
+	int ret = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (s->flags & KPROBE_SITE_FTRACE) {
+		/* ftrace sites with a post_handler use the IPMODIFY ops */
+		if ((s->flags & KPROBE_SITE_ARMED) && post != s->armed_post) {
+			kprobe_ftrace_disarm(s);
+			s->flags &= ~KPROBE_SITE_ARMED;
+		}
+		if (want && !(s->flags & KPROBE_SITE_ARMED)) {
+			ret = kprobe_ftrace_arm(s, post);
+			if (!ret) {
+				s->flags |= KPROBE_SITE_ARMED;
+				s->armed_post = post;
+			}
+		} else if (!want && (s->flags & KPROBE_SITE_ARMED)) {
+			kprobe_ftrace_disarm(s);
+			s->flags &= ~KPROBE_SITE_ARMED;
+		}
+		return ret;
+	}
+	if (want && !(s->flags & KPROBE_SITE_ARMED)) {
+		arch_arm_site(s);
+		s->flags |= KPROBE_SITE_ARMED;
+		b->poked = true;
+	} else if (!want && (s->flags & KPROBE_SITE_ARMED)) {
+		arch_disarm_site(s);
+		s->flags &= ~KPROBE_SITE_ARMED;
+		b->poked = true;
+	}
+	return 0;
+}
+
+/*
+ * Finish a batch: make the pokes visible to every CPU, then (only if
+ * sites are to be freed) wait one grace period and free them.
+ */
+static void kprobe_batch_commit(struct kprobe_batch *b)
+{
+	struct kprobe_site *s, *n;
+
+	if (b->poked) {
+		arch_kprobe_poke_sync();
+		b->poked = false;
+	}
+	if (list_empty(&b->to_free))
+		return;
+	synchronize_rcu();
+	list_for_each_entry_safe(s, n, &b->to_free, free_list) {
+		list_del(&s->free_list);
+		arch_release_site(s);
+		kfree(s);
+	}
+}
+
+static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
+				       bool on_entry, int *err)
+{
+	struct kprobe_site *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->addr = addr;
+	INIT_LIST_HEAD(&s->probes);
+	INIT_LIST_HEAD(&s->free_list);
+	if (ftrace)
+		s->flags |= KPROBE_SITE_FTRACE;
+	if (on_entry)
+		s->flags |= KPROBE_SITE_ON_ENTRY;
+	if (!ftrace) {
+		*err = arch_prepare_site(s);
+		if (*err) {
+			kfree(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+/* take a site out of use; it is freed by the batch after a grace period */
+static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (s->flags & KPROBE_SITE_ARMED) {
+		if (s->flags & KPROBE_SITE_FTRACE) {
+			kprobe_ftrace_disarm(s);
+		} else {
+			arch_disarm_site(s);
+			b->poked = true;
+		}
+		s->flags &= ~KPROBE_SITE_ARMED;
+	}
+	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
+		hlist_del_rcu(&s->hash);
+		s->flags |= KPROBE_SITE_UNHASHED;
+	}
+	list_del(&s->all);
+	list_add_tail(&s->free_list, &b->to_free);
+}
+
+static bool site_has_probe(struct kprobe_site *s, struct kprobe *p)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry(kp, &s->probes, list) {
+		if (kp == p)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is p registered (at address a, its resolved address)?  Nothing in *p is
+ * trusted but addresses: the caller may pass a never-registered, even
+ * uninitialised, struct.  Found through the hash table, or among the gone
+ * sites (unhashed), which are few.
+ */
+static bool probe_is_registered_at(struct kprobe *p, unsigned long a)
+{
+	struct kprobe_site *s;
+
+	lockdep_assert_held(&kprobe_mutex);
+	s = kprobe_site_lookup(a);
+	if (s && site_has_probe(s, p))
+		return true;
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if ((s->flags & KPROBE_SITE_UNHASHED) && s->addr == a &&
+		    site_has_probe(s, p))
+			return true;
+	}
+	return false;
+}
+
+static bool probe_is_registered(struct kprobe *p)
+{
+	return probe_is_registered_at(p, (unsigned long)p->addr);
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
+{
+	struct kprobe_site *s;
+	struct module *mod = NULL;
+	kprobe_opcode_t *addr;
+	bool on_entry, ftrace;
+	unsigned long a;
+	int ret;
+
+	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	a = (unsigned long)addr;
+
+	ret = kprobe_check_ftrace(a, &ftrace);
+	if (ret)
+		return ret;
+	ret = kprobe_check_text(a, &mod);
+	if (ret)
+		return ret;
+
+	mutex_lock(&kprobe_mutex);
+	if (probe_is_registered_at(p, a) || probe_is_registered(p)) {
+		ret = -EINVAL;		/* the same struct twice */
+		goto out;
+	}
+	if (!ftrace) {
+		ret = arch_check_insn_boundary(a);
+		if (ret)
+			goto out;
+	}
+
+	s = kprobe_site_lookup(a);
+	if (!s) {
+		s = site_create(a, ftrace, on_entry, &ret);
+		if (!s)
+			goto out;
+		list_add_tail(&s->all, &kprobe_sites);
+	}
+
+	/* publish the probe on its site, then make the text match */
+	p->addr = addr;
+	p->nmissed = 0;
+	p->site = s;
+	p->flags &= KPROBE_FLAG_DISABLED;
+	if (ftrace)
+		p->flags |= KPROBE_FLAG_FTRACE;
+	if (on_entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	p->opcode = s->ainsn.orig[0];
+	list_add_tail_rcu(&p->list, &s->probes);
+	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
+		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));
+
+	ret = site_sync(s, b);
+	if (ret) {
+		list_del_rcu(&p->list);
+		if (list_empty(&s->probes))
+			site_retire(s, b);
+		INIT_LIST_HEAD(&p->list);
+		p->site = NULL;
+	}
+out:
+	mutex_unlock(&kprobe_mutex);
+	if (mod)
+		module_put(mod);
+	return ret;
+}
+
+/*
+ * Take p off its site; retire the site if p was its last probe.
+ * Returns false if p was not registered.
+ */
+static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
+{
+	struct kprobe_site *s;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!probe_is_registered(p))
+		return false;
+	s = p->site;
+	list_del_rcu(&p->list);
+	if (list_empty(&s->probes)) {
+		site_retire(s, b);
+	} else {
+		site_sync(s, b);
+	}
+	return true;
+}
+
+/* after the grace period: the probe's memory is the caller's again */
+static void __unregister_kprobe_bottom(struct kprobe *p)
+{
+	INIT_LIST_HEAD(&p->list);
+	p->site = NULL;
+}
+
+/**
+ * register_kprobes() - register an array of kprobes
+ * @kps: the probes
+ * @num: how many
+ *
+ * All are armed with one text-patch batch.  On error, the probes of the
+ * array registered so far are unregistered again (same batch), and none
+ * is left registered.
+ *
+ * Return: 0, or the first error: -EINVAL (bad arguments, not probeable,
+ * registered already), -ENOENT (unknown symbol or module), -EILSEQ (not an
+ * instruction boundary), -EBUSY (text owned by another patcher), -ENOMEM.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	struct kprobe_batch b;
+	int i, ret = 0;
+
+	if (!kps || num <= 0)
+		return -EINVAL;
+	kprobe_batch_init(&b);
+	for (i = 0; i < num; i++) {
+		ret = __register_kprobe(kps[i], &b);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		int n = i;
+
+		mutex_lock(&kprobe_mutex);
+		while (--i >= 0)
+			__unregister_kprobe_top(kps[i], &b);
+		mutex_unlock(&kprobe_mutex);
+		kprobe_batch_commit(&b);
+		/* their handlers may have run already: wait them out */
+		synchronize_rcu();
+		for (i = 0; i < n; i++)
+			__unregister_kprobe_bottom(kps[i]);
+		return ret;
+	}
+	kprobe_batch_commit(&b);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * register_kprobe() - plant a probe
+ * @p: the probe: addr or symbol_name (+offset), handlers, flags
+ *
+ * Return: 0, or a negative errno as for register_kprobes().
+ */
+int register_kprobe(struct kprobe *p)
+{
+	struct kprobe_batch b;
+	int ret;
+
+	if (!p)
+		return -EINVAL;
+	kprobe_batch_init(&b);
+	ret = __register_kprobe(p, &b);
+	kprobe_batch_commit(&b);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+
+/**
+ * unregister_kprobes() - remove an array of kprobes
+ * @kps: the probes
+ * @num: how many
+ *
+ * One text-patch batch and one RCU grace period for all of them.  When
+ * this returns, no handler of these probes runs on any CPU.  Entries that
+ * are not registered are skipped and left untouched.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	struct kprobe_batch b;
+	bool *done;
+	int i;
+
+	if (!kps || num <= 0)
+		return;
+	done = kcalloc(num, sizeof(*done), GFP_KERNEL);
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		bool r = __unregister_kprobe_top(kps[i], &b);
+
+		if (done)
+			done[i] = r;
+	}
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+	/* handlers of probes on surviving sites may still run: wait */
+	synchronize_rcu();
+	for (i = 0; i < num; i++)
+		if (!done || done[i])
+			__unregister_kprobe_bottom(kps[i]);
+	kfree(done);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+
+/**
+ * unregister_kprobe() - remove a probe
+ * @p: the probe; a probe that is not registered is left untouched
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	unregister_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+
+static int kprobe_set_disabled(struct kprobe *p, bool disable)
+{
+	struct kprobe_batch b;
+	int ret = 0;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	if (!probe_is_registered(p)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (kprobe_gone(p)) {
+		ret = disable ? 0 : -EINVAL;
+		goto out;
+	}
+	if (disable)
+		p->flags |= KPROBE_FLAG_DISABLED;
+	else
+		p->flags &= ~KPROBE_FLAG_DISABLED;
+	ret = site_sync(p->site, &b);
+	if (ret && !disable)
+		p->flags |= KPROBE_FLAG_DISABLED;
+out:
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+	return ret;
+}
+
+/**
+ * disable_kprobe() - stop a registered probe from firing, keeping it
+ * @kp: the probe
+ *
+ * Return: 0, or -EINVAL if @kp is not registered.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	return kprobe_set_disabled(kp, true);
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+
+/**
+ * enable_kprobe() - let a disabled probe fire again
+ * @kp: the probe
+ *
+ * Return: 0, or -EINVAL if @kp is not registered or its code is gone.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	return kprobe_set_disabled(kp, false);
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/**
+ * kprobes_set_all_armed() - debugfs kprobes/enabled
+ * @arm: false disarms every site (probes keep their own disabled state);
+ *	 true re-arms those that want to be
+ */
+void kprobes_set_all_armed(bool arm)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_disarmed == !arm)
+		goto out;
+	kprobes_all_disarmed = !arm;
+	list_for_each_entry(s, &kprobe_sites, all)
+		site_sync(s, &b);
+	if (!arm)
+		pr_info("kprobes globally disabled\n");
+	else
+		pr_info("kprobes globally enabled\n");
+out:
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+}
+
+/**
+ * dump_kprobe() - print a probe's identity (for handlers reporting trouble)
+ * @kp: the probe
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n",
+	       kp->symbol_name, kp->offset, kp->addr);
+}
+NOKPROBE_SYMBOL(dump_kprobe);
+
+/* ---- gone code: module unload, init memory -------------------------------------- */
+
+/*
+ * The code under the site is going away: disarm it while the text is still
+ * there, take it out of the hash table (a later module may load at the
+ * same address), and mark its probes gone.  They stay registered until
+ * their owners unregister them.
+ */
+static void site_kill(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	struct kprobe *kp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	s->flags |= KPROBE_SITE_GONE;
+	site_sync(s, b);
+	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
+		hlist_del_rcu(&s->hash);
+		s->flags |= KPROBE_SITE_UNHASHED;
+	}
+	list_for_each_entry(kp, &s->probes, list)
+		kp->flags |= KPROBE_FLAG_GONE;
+}
+
+static void kprobes_kill_range(bool (*in)(unsigned long, void *), void *arg)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (!(s->flags & KPROBE_SITE_GONE) && in(s->addr, arg))
+			site_kill(s, &b);
+	}
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+}
+
+static bool in_core_init_text(unsigned long addr, void *unused)
+{
+	return is_kernel_inittext(addr);
+}
+
+/**
+ * kprobe_free_init_mem() - the kernel's init text is about to be freed
+ */
+void kprobe_free_init_mem(void)
+{
+	kprobes_kill_range(in_core_init_text, NULL);
+}
+
+static bool in_module_text(unsigned long addr, void *data)
+{
+	struct module *mod = data;
+
+	return within_module(addr, mod);
+}
+
+static bool in_module_init_text(unsigned long addr, void *data)
+{
+	struct module *mod = data;
+
+	return within_module_init(addr, mod);
+}
+
+static void kprobe_module_blacklist(struct module *mod, bool add)
+{
+	unsigned long start, end;
+	unsigned int i;
+
+	mutex_lock(&kprobe_mutex);
+	if (add) {
+		unsigned long *list = mod->kprobe_blacklist;
+
+		for (i = 0; list && i < mod->num_kprobe_blacklist; i++)
+			kprobe_add_ksym_blacklist((unsigned long)
+				dereference_symbol_descriptor((void *)list[i]));
+		start = (unsigned long)mod->kprobes_text_start;
+		if (start)
+			kprobe_add_area_blacklist(start, start + mod->kprobes_text_size);
+		start = (unsigned long)mod->noinstr_text_start;
+		if (start)
+			kprobe_add_area_blacklist(start, start + mod->noinstr_text_size);
+	} else {
+		for_each_mod_mem_type(i) {
+			start = (unsigned long)mod->mem[i].base;
+			end = start + mod->mem[i].size;
+			if (mod->mem[i].size)
+				kprobe_blacklist_remove_range(start, end);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
+static int kprobes_module_callback(struct notifier_block *nb,
+				   unsigned long val, void *data)
+{
+	struct module *mod = data;
+
+	switch (val) {
+	case MODULE_STATE_COMING:
+		kprobe_module_blacklist(mod, true);
+		break;
+	case MODULE_STATE_LIVE:
+		/* do_init_module() frees the init text after this */
+		kprobes_kill_range(in_module_init_text, mod);
+		break;
+	case MODULE_STATE_GOING:
+		kprobes_kill_range(in_module_text, mod);
+		kprobe_module_blacklist(mod, false);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprobe_module_nb = {
+	.notifier_call = kprobes_module_callback,
+	.priority = 0,
+};
+
+/* ---- kretprobes and their instance pools ----------------------------------------- */
+
+#ifdef CONFIG_KRETPROBES
+
+/*
+ * Functions during which `current` changes: an instance pushed on one task
+ * would be popped on another.
+ */
+static const char * const kretprobe_blacklist[] = {
+	"__switch_to",
+	"__switch_to_asm",
+};
+
+static int kretprobe_pool_init(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
+/* the last instance came home after unregister: free the holder */
+static int kretprobe_pool_release(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	struct kretprobe_holder *rph = ri->rph;
+
+	if (likely(rcu_access_pointer(rph->rp)))
+		objpool_push(ri, &rph->pool);
+	else
+		objpool_drop(ri, &rph->pool);	/* orphan: the pool is draining */
+}
+
+static void kretprobe_count_miss(int *n)
+{
+	int old = READ_ONCE(*n);
+
+	while (!try_cmpxchg(n, &old, old + 1))
+		;
+}
+NOKPROBE_SYMBOL(kretprobe_count_miss);
+
+/* the kretprobe's entry kprobe: take an instance, divert the return */
+static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_instance *ri;
+
+	ri = objpool_pop(&rph->pool);
+	if (!ri) {
+		kretprobe_count_miss(&rp->nmissed);
+		return 0;
+	}
+	ri->task = current;
+	arch_prepare_kretprobe(ri, regs);	/* fills ret_addr and fp */
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rph->pool);
+		return 0;
+	}
+	arch_divert_return(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (ip is set to the real return address)
+ * @frame_pointer: the stack slot that held the diverted return address
+ *
+ * Runs every instance diverted at this frame (one per kretprobe on the
+ * function, most recent first), then recycles them.  Instances of deeper
+ * frames left behind (their function never returned) are recycled too.
+ *
+ * Return: the real return address.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	struct llist_node **head = &current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	unsigned long real = 0;
+	struct llist_node *node;
+
+	/*
+	 * The list is LIFO: instances of deeper frames (below frame_pointer,
+	 * whose functions never returned) first, then this frame's, most
+	 * recent first; the oldest of this frame's holds the real address,
+	 * the others point back at the trampoline.
+	 */
+	for (node = *head; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if ((unsigned long)ri->fp > (unsigned long)frame_pointer)
+			break;
+		if (ri->fp == frame_pointer &&
+		    !is_kretprobe_trampoline((unsigned long)ri->ret_addr)) {
+			real = (unsigned long)ri->ret_addr;
+			break;
+		}
+	}
+	/* no instance for this frame: the stack was corrupted */
+	BUG_ON(!real);
+	instruction_pointer_set(regs, real);
+
+	kprobe_busy_begin();
+	while ((node = *head)) {
+		struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+		struct kretprobe *rp;
+		bool last;
+
+		ri = container_of(node, struct kretprobe_instance, llist);
+		last = ri->fp == frame_pointer &&
+		       (unsigned long)ri->ret_addr == real;
+		if (ri->fp == frame_pointer) {
+			rp = get_kretprobe(ri);
+			if (rp && rp->handler) {
+				/* bpf and fault handling look at current_kprobe */
+				kprobe_frame_top(kcb)->kp = &rp->kp;
+				__this_cpu_write(current_kprobe, &rp->kp);
+				rp->handler(ri, regs);
+				kprobe_frame_top(kcb)->kp = &kprobe_busy;
+				__this_cpu_write(current_kprobe, &kprobe_busy);
+			}
+		}
+		/* off the list only now: unwinds from the handler still find it */
+		*head = node->next;
+		kretprobe_recycle(ri);
+		if (last)
+			break;
+	}
+	kprobe_busy_end();
+	return real;
+}
+NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being unwound
+ * @fp: the stack slot where the unwinder found the trampoline address
+ * @cur: the unwinder's cursor into @tsk's instances (NULL to start)
+ *
+ * Return: the real return address, or 0 if none matches.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct kretprobe_instance *ri;
+	struct llist_node *node = *cur;
+
+	node = node ? node->next : tsk->kretprobe_instances.first;
+	for (; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if (ri->fp != fp)
+			continue;
+		if (!is_kretprobe_trampoline((unsigned long)ri->ret_addr)) {
+			*cur = node;
+			return (unsigned long)ri->ret_addr;
+		}
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - a task is gone; recycle its live instances
+ * @tk: the task (called from its RCU free path)
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node;
+
+	if (unlikely(!kprobes_initialized))
+		return;
+	kprobe_busy_begin();
+	node = __llist_del_all(&tk->kretprobe_instances);
+	while (node) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+
+		node = node->next;
+		kretprobe_recycle(ri);
+	}
+	kprobe_busy_end();
+}
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int kretprobe_prepare(struct kretprobe *rp)
+{
+	bool on_entry;
+	kprobe_opcode_t *addr;
+	unsigned int i;
+	int ret;
+
+	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
+			      &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	if (!on_entry)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(kretprobe_blacklist); i++) {
+		unsigned long bad = kallsyms_lookup_name(kretprobe_blacklist[i]);
+		bool e;
+
+		if (bad && arch_adjust_kprobe_addr(bad, 0, &e) == addr)
+			return -EINVAL;
+	}
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+	if (rp->maxactive > KRETPROBE_MAXACTIVE_LIMIT)
+		return -E2BIG;
+	if (rp->maxactive <= 0)
+		rp->maxactive = IS_ENABLED(CONFIG_PREEMPTION) ?
+			max_t(unsigned int, 10, 2 * num_possible_cpus()) :
+			num_possible_cpus();
+
+	rp->rph = kzalloc(sizeof(*rp->rph), GFP_KERNEL);
+	if (!rp->rph)
+		return -ENOMEM;
+	ret = objpool_init(&rp->rph->pool, rp->maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, rp->rph, kretprobe_pool_init,
+			   kretprobe_pool_release);
+	if (ret) {
+		kfree(rp->rph);
+		rp->rph = NULL;
+		return ret;
+	}
+	rcu_assign_pointer(rp->rph->rp, rp);
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	return 0;
+}
+
+/*
+ * Unregistering a kretprobe takes two steps around a grace period:
+ * kretprobe_orphan() makes every instance recycled from then on be
+ * dropped rather than pushed back (and its handler skipped); after the
+ * grace period no CPU is still between that check and a push, and
+ * kretprobe_release() drains the pool.  The holder is freed then, or
+ * when the last instance still live on some stack comes home.
+ */
+static void kretprobe_orphan(struct kretprobe *rp)
+{
+	if (rp->rph)
+		rcu_assign_pointer(rp->rph->rp, NULL);
+}
+
+static void kretprobe_release(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph = rp->rph;
+
+	if (!rph)
+		return;
+	rp->rph = NULL;
+	objpool_fini(&rph->pool);
+}
+
+/**
+ * register_kretprobes() - register an array of kretprobes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Return: 0, or the first error (those registered so far are removed).
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i, ret;
+
+	if (!rps || num <= 0)
+		return -EINVAL;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps)
+		return -ENOMEM;
+	for (i = 0; i < num; i++) {
+		ret = kretprobe_prepare(rps[i]);
+		if (ret)
+			goto undo;
+		kps[i] = &rps[i]->kp;
+	}
+	ret = register_kprobes(kps, num);
+	if (!ret) {
+		kfree(kps);
+		return 0;
+	}
+undo:
+	/* nothing was armed, or register_kprobes() waited a grace period */
+	while (--i >= 0) {
+		kretprobe_orphan(rps[i]);
+		kretprobe_release(rps[i]);
+	}
+	kfree(kps);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+/**
+ * register_kretprobe() - probe a function's returns
+ * @rp: the kretprobe: kp.addr or kp.symbol_name at a function entry,
+ *	handler, optional entry_handler, data_size, maxactive
+ *
+ * Return: 0; -EINVAL (not a function entry, blacklisted), -ENOENT,
+ * -E2BIG (data_size or maxactive too large), -ENOMEM, or as register_kprobe().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	if (!rp)
+		return -EINVAL;
+	return register_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - remove an array of kretprobes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Instances still live on some task's stack stay valid and return
+ * through the trampoline without calling the (gone) handler.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i;
+
+	if (!rps || num <= 0)
+		return;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps) {
+		/* no memory for a batch: one by one */
+		for (i = 0; i < num; i++) {
+			struct kprobe *kp = &rps[i]->kp;
+
+			kretprobe_orphan(rps[i]);
+			unregister_kprobes(&kp, 1);
+			kretprobe_release(rps[i]);
+		}
+		return;
+	}
+	for (i = 0; i < num; i++) {
+		kps[i] = &rps[i]->kp;
+		kretprobe_orphan(rps[i]);
+	}
+	unregister_kprobes(kps, num);	/* includes the grace period */
+	for (i = 0; i < num; i++)
+		kretprobe_release(rps[i]);
+	kfree(kps);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - remove a kretprobe
+ * @rp: the kretprobe
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+#endif /* CONFIG_KRETPROBES */
+
+/**
+ * kprobe_type_char() - the type letter kprobes/list shows for a probe
+ * @p: the probe
+ *
+ * Return: 'r' for a kretprobe's entry probe, 'k' otherwise.
+ */
+char kprobe_type_char(struct kprobe *p)
+{
+	return kprobe_is_kretprobe(p) ? 'r' : 'k';
+}
+
+/* ---- init -------------------------------------------------------------------------- */
+
+static int __init init_kprobes(void)
+{
+	int err;
+
+	kprobe_blacklist_init();
+	err = arch_init_kprobes();
+	if (!err)
+		err = register_module_notifier(&kprobe_module_nb);
+	kprobes_initialized = !err;
+	return err;
+}
+early_initcall(init_kprobes);

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kprobes debugfs interface: /sys/kernel/debug/kprobes/
+ *
+ *  list       one line per registered probe:
+ *             "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][FTRACE]"
+ *             TYPE is k (kprobe) or r (a kretprobe's entry probe); gone
+ *             probes show their old address and no symbol
+ *  enabled    1/0: arm or disarm every probe at once, keeping each probe's
+ *             own disabled state (write 0/1, y/n)
+ *  blacklist  "START-END\tSYMBOL" for each blacklisted range (perf reads it)
+ *
+ * Readers take kprobe_mutex: the files are slow paths and see a
+ * consistent set of sites.
+ */
+#include <linux/kprobes.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+
+#ifdef CONFIG_DEBUG_FS
+
+static void report_probe(struct seq_file *m, struct kprobe *p)
+{
+	char namebuf[KSYM_NAME_LEN];
+	unsigned long offset = 0;
+	const char *sym = NULL;
+	char *modname = NULL;
+
+	if (!kprobe_gone(p))
+		sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset,
+				      &modname, namebuf);
+	if (sym)
+		seq_printf(m, "%px  %c  %s+0x%lx  %s ", p->addr,
+			   kprobe_type_char(p), sym, offset,
+			   modname ? modname : " ");
+	else
+		seq_printf(m, "%px  %c  %px ", p->addr, kprobe_type_char(p),
+			   p->addr);
+	seq_printf(m, "%s%s%s%s\n",
+		   kprobe_gone(p) ? "[GONE]" : "",
+		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
+		   kprobe_optimized(p) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(p) ? "[FTRACE]" : "");
+}
+
+static int list_show(struct seq_file *m, void *v)
+{
+	struct kprobe_site *s;
+	struct kprobe *p;
+
+	guard(mutex)(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all)
+		list_for_each_entry(p, &s->probes, list)
+			report_probe(m, p);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(list);
+
+static int blacklist_show(struct seq_file *m, void *v)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	guard(mutex)(&kprobe_mutex);
+	list_for_each_entry(ent, &kprobe_blacklist, list)
+		seq_printf(m, "0x%px-0x%px\t%ps\n", (void *)ent->start_addr,
+			   (void *)ent->end_addr, (void *)ent->start_addr);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(blacklist);
+
+static ssize_t enabled_read(struct file *file, char __user *buf, size_t count,
+			    loff_t *ppos)
+{
+	char out[2] = { READ_ONCE(kprobes_all_disarmed) ? '0' : '1', '\n' };
+
+	return simple_read_from_buffer(buf, count, ppos, out, sizeof(out));
+}
+
+static ssize_t enabled_write(struct file *file, const char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	bool arm;
+	int ret;
+
+	ret = kstrtobool_from_user(buf, count, &arm);
+	if (ret)
+		return ret;
+	kprobes_set_all_armed(arm);
+	return count;
+}
+
+static const struct file_operations enabled_fops = {
+	.read = enabled_read,
+	.write = enabled_write,
+	.llseek = default_llseek,
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL, &blacklist_fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);
+
+#endif /* CONFIG_DEBUG_FS */

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kprobes instruction-slot cache.
+ *
+ * A probed instruction that is single-stepped runs from a copy, in a slot
+ * of executable memory within reach of kernel and module text (so its
+ * RIP-relative displacement can be fixed to point where the original
+ * pointed).  Slots are carved out of pages from execmem (EXECMEM_KPROBES,
+ * read-only + executable; written with text_poke()), KPROBE_SLOT_SIZE
+ * bytes each, tracked by a bitmap per page.
+ *
+ * Rules:
+ *  - get_insn_slot()/free_insn_slot() sleep (slot_mutex); callers hold
+ *    kprobe_mutex.  A slot is freed only after a grace period since its
+ *    site was disarmed (the core's batches guarantee it), so no CPU can
+ *    still be executing in it.
+ *  - is_kprobe_insn_slot() is called by the unwinders from any context,
+ *    NMI included: it walks the page list under RCU, and pages are freed
+ *    only after a grace period.
+ *  - /proc/kallsyms names each page "kprobe_insn_page" in module
+ *    [__builtin__kprobes] (kprobe_get_kallsym()) so profilers can attribute
+ *    samples taken in a slot.
+ */
+#include <linux/kprobes.h>
+#include <linux/execmem.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/memory.h>
+#include <linux/rculist.h>
+#include <linux/set_memory.h>
+#include <linux/string.h>
+#include <asm/text-patching.h>
+
+#define KPROBE_SLOT_SIZE	32
+#define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_SIZE)
+
+struct kprobe_insn_page {
+	struct list_head list;
+	kprobe_opcode_t *base;
+	unsigned int nused;
+	DECLARE_BITMAP(used, KPROBE_SLOTS_PER_PAGE);
+	struct rcu_head rcu;
+};
+
+static LIST_HEAD(slot_pages);
+static DEFINE_MUTEX(slot_mutex);
+
+static struct kprobe_insn_page *slot_page_alloc(void)
+{
+	struct kprobe_insn_page *pg;
+
+	pg = kzalloc(sizeof(*pg), GFP_KERNEL);
+	if (!pg)
+		return NULL;
+	pg->base = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+	if (!pg->base) {
+		kfree(pg);
+		return NULL;
+	}
+	/* unused bytes trap: a stray jump into a free slot stops at once */
+	memset(pg->base, INT3_INSN_OPCODE, PAGE_SIZE);
+	set_memory_rox((unsigned long)pg->base, 1);
+	list_add_tail_rcu(&pg->list, &slot_pages);
+	return pg;
+}
+
+/**
+ * get_insn_slot() - allocate a slot for a copied instruction
+ *
+ * Return: the slot (KPROBE_SLOT_SIZE bytes, filled with int3), or NULL.
+ */
+kprobe_opcode_t *get_insn_slot(void)
+{
+	struct kprobe_insn_page *pg;
+	unsigned int i;
+
+	guard(mutex)(&slot_mutex);
+	list_for_each_entry(pg, &slot_pages, list) {
+		if (pg->nused < KPROBE_SLOTS_PER_PAGE)
+			goto found;
+	}
+	pg = slot_page_alloc();
+	if (!pg)
+		return NULL;
+found:
+	i = find_first_zero_bit(pg->used, KPROBE_SLOTS_PER_PAGE);
+	__set_bit(i, pg->used);
+	pg->nused++;
+	return pg->base + i * KPROBE_SLOT_SIZE;
+}
+
+/**
+ * free_insn_slot() - give a slot back
+ * @slot: a slot from get_insn_slot(), no longer reachable by any CPU
+ * @dirty: unused (slots are always freed after a grace period)
+ *
+ * The slot is refilled with int3.  A page left empty is freed, unless it
+ * is the only one (most systems keep a few probes around).
+ */
+void free_insn_slot(kprobe_opcode_t *slot, int dirty)
+{
+	struct kprobe_insn_page *pg;
+	unsigned int i;
+
+	guard(mutex)(&slot_mutex);
+	list_for_each_entry(pg, &slot_pages, list) {
+		if (slot < pg->base || slot >= pg->base + PAGE_SIZE)
+			continue;
+		i = (slot - pg->base) / KPROBE_SLOT_SIZE;
+		if (WARN_ON_ONCE(!__test_and_clear_bit(i, pg->used)))
+			return;
+		/* text_poke_set() takes text_mutex itself */
+		text_poke_set(slot, INT3_INSN_OPCODE, KPROBE_SLOT_SIZE);
+		if (--pg->nused == 0 && !list_is_singular(&slot_pages)) {
+			list_del_rcu(&pg->list);
+			synchronize_rcu();	/* unwinders may be looking */
+			execmem_free(pg->base);
+			kfree(pg);
+		}
+		return;
+	}
+	WARN_ONCE(1, "kprobes: freeing unknown insn slot %px\n", slot);
+}
+
+/**
+ * is_kprobe_insn_slot() - is this address inside a slot page?
+ * @addr: any address
+ *
+ * Safe in any context (RCU list walk).
+ *
+ * Return: true if @addr is in a slot page.
+ */
+bool is_kprobe_insn_slot(unsigned long addr)
+{
+	struct kprobe_insn_page *pg;
+	bool ret = false;
+
+	rcu_read_lock_sched_notrace();
+	list_for_each_entry_rcu(pg, &slot_pages, list) {
+		if (addr >= (unsigned long)pg->base &&
+		    addr < (unsigned long)pg->base + PAGE_SIZE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock_sched_notrace();
+	return ret;
+}
+NOKPROBE_SYMBOL(is_kprobe_insn_slot);
+
+/**
+ * kprobe_get_kallsym() - the symnum'th slot page, as a kallsyms entry
+ * @symnum: index among the slot pages
+ * @value: its address
+ * @type: 't'
+ * @sym: "kprobe_insn_page"
+ *
+ * Return: 0, or -ERANGE past the last page.
+ */
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym)
+{
+	struct kprobe_insn_page *pg;
+	int ret = -ERANGE;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pg, &slot_pages, list) {
+		if (symnum--)
+			continue;
+		*value = (unsigned long)pg->base;
+		*type = 't';
+		strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
+		ret = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
