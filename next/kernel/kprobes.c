@@ -69,7 +69,6 @@
 #include <asm/cacheflush.h>
 #include <asm/text-patching.h>
 
-
 /* ---- the site hash table ------------------------------------------------- */
 
 #define KPROBE_HASH_BITS 12
@@ -77,6 +76,7 @@ static struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
 
 /* every site, live or gone, for debugfs and module walks; kprobe_mutex */
 LIST_HEAD(kprobe_sites);
+/* serialises registration, sites, the hash table and the blacklist */
 DEFINE_MUTEX(kprobe_mutex);
 
 /* debugfs kprobes/enabled: 0 disarms every site, keeping their state */
@@ -112,6 +112,7 @@ struct kprobe_site *kprobe_site_lookup(unsigned long addr)
 	}
 	return NULL;
 }
+
 NOKPROBE_SYMBOL(kprobe_site_lookup);
 
 /* ---- counting misses ----------------------------------------------------- */
@@ -146,6 +147,7 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 			kprobe_count_miss(&kp->nmissed);
 	}
 }
+
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
 /* ---- running the handlers of a site -------------------------------------- */
@@ -177,6 +179,7 @@ int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs)
 	}
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kprobe_site_pre);
 
 /**
@@ -197,6 +200,7 @@ void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs)
 		kp->post_handler(kp, regs, 0);
 	}
 }
+
 NOKPROBE_SYMBOL(kprobe_site_post);
 
 /**
@@ -210,6 +214,7 @@ struct kprobe *kprobe_site_first(struct kprobe_site *s)
 {
 	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
 }
+
 NOKPROBE_SYMBOL(kprobe_site_first);
 
 /* a placeholder kprobe for kprobe_busy_begin(); never registered */
@@ -227,6 +232,7 @@ void kprobe_busy_begin(void)
 	kprobe_frame_push(get_kprobe_ctlblk(), NULL, &kprobe_busy,
 			  KPROBE_HIT_ACTIVE);
 }
+
 NOKPROBE_SYMBOL(kprobe_busy_begin);
 
 /**
@@ -237,6 +243,7 @@ void kprobe_busy_end(void)
 	kprobe_frame_pop(get_kprobe_ctlblk());
 	preempt_enable();
 }
+
 NOKPROBE_SYMBOL(kprobe_busy_end);
 
 /* ---- the blacklist ------------------------------------------------------- */
@@ -332,9 +339,6 @@ static void kprobe_blacklist_remove_range(unsigned long start, unsigned long end
 
 static void kprobe_blacklist_init(void)
 {
-	extern unsigned long __start_kprobe_blacklist[];
-	extern unsigned long __stop_kprobe_blacklist[];
-
 	kprobe_blacklist_add_table(__start_kprobe_blacklist, __stop_kprobe_blacklist);
 	kprobe_add_area_blacklist((unsigned long)__kprobes_text_start,
 				  (unsigned long)__kprobes_text_end);
@@ -732,11 +736,10 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
 		return false;
 	s = p->site;
 	list_del_rcu(&p->list);
-	if (list_empty(&s->probes)) {
+	if (list_empty(&s->probes))
 		site_retire(s, b);
-	} else {
+	else
 		site_sync(s, b);
-	}
 	return true;
 }
 
@@ -946,6 +949,7 @@ void dump_kprobe(struct kprobe *kp)
 	pr_err("Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n",
 	       kp->symbol_name, kp->offset, kp->addr);
 }
+
 NOKPROBE_SYMBOL(dump_kprobe);
 
 /* ---- gone code: module unload, init memory -------------------------------------- */
@@ -1113,6 +1117,7 @@ static void kretprobe_count_miss(int *n)
 	while (!try_cmpxchg(n, &old, old + 1))
 		;
 }
+
 NOKPROBE_SYMBOL(kretprobe_count_miss);
 
 /* the kretprobe's entry kprobe: take an instance, divert the return */
@@ -1137,6 +1142,7 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	__llist_add(&ri->llist, &current->kretprobe_instances);
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kretprobe_entry);
 
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
@@ -1179,8 +1185,10 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 			break;
 		}
 	}
-	/* no instance for this frame: the stack was corrupted */
-	BUG_ON(!real);
+	/* no instance for this frame: we cannot know where to return */
+	if (unlikely(!real))
+		panic("kretprobe: no instance for the return at %p\n",
+		      frame_pointer);
 	instruction_pointer_set(regs, real);
 
 	kprobe_busy_begin();
@@ -1212,6 +1220,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 	kprobe_busy_end();
 	return real;
 }
+
 NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
 
 /**
@@ -1240,6 +1249,7 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 	}
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
 /**
@@ -1263,6 +1273,7 @@ void kprobe_flush_task(struct task_struct *tk)
 	}
 	kprobe_busy_end();
 }
+
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
 static int kretprobe_prepare(struct kretprobe *rp)

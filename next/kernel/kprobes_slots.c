@@ -119,7 +119,7 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 		}
 		return;
 	}
-	WARN_ONCE(1, "kprobes: freeing unknown insn slot %px\n", slot);
+	WARN_ONCE(1, "kprobes: freeing unknown insn slot %p\n", slot);
 }
 
 /**
@@ -146,6 +146,7 @@ bool is_kprobe_insn_slot(unsigned long addr)
 	rcu_read_unlock_sched_notrace();
 	return ret;
 }
+
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 
 /**

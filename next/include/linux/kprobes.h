@@ -67,11 +67,11 @@ struct kprobe_site;
 
 typedef int (*kprobe_pre_handler_t) (struct kprobe *, struct pt_regs *);
 typedef void (*kprobe_post_handler_t) (struct kprobe *, struct pt_regs *,
-				       unsigned long flags);
+	      unsigned long flags);
 typedef int (*kprobe_fault_handler_t) (struct kprobe *, struct pt_regs *,
-				       int trapnr);
+	     int trapnr);
 typedef int (*kretprobe_handler_t) (struct kretprobe_instance *,
-				    struct pt_regs *);
+	     struct pt_regs *);
 
 struct kprobe {
 	/*
@@ -113,11 +113,11 @@ struct kprobe {
 	u32 flags;
 };
 
-#define KPROBE_FLAG_GONE	1  /* its code is gone (module unloaded)  */
-#define KPROBE_FLAG_DISABLED	2  /* registered but not firing */
-#define KPROBE_FLAG_OPTIMIZED	4  /* reached through a jump, not an int3 */
-#define KPROBE_FLAG_FTRACE	8  /* reached through ftrace at an fentry site */
-#define KPROBE_FLAG_ON_FUNC_ENTRY 16 /* sits on a function's entry */
+#define KPROBE_FLAG_GONE	BIT(0)	/* its code is gone (module unloaded) */
+#define KPROBE_FLAG_DISABLED	BIT(1)	/* registered but not firing */
+#define KPROBE_FLAG_OPTIMIZED	BIT(2)	/* reached through a jump, not an int3 */
+#define KPROBE_FLAG_FTRACE	BIT(3)	/* reached through ftrace at an fentry site */
+#define KPROBE_FLAG_ON_FUNC_ENTRY BIT(4) /* sits on a function's entry */
 
 static inline bool kprobe_gone(struct kprobe *p)
 {
@@ -168,7 +168,7 @@ struct kretprobe {
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
 /* more instances than this is a mistake, not a workload */
-#define KRETPROBE_MAXACTIVE_LIMIT	(1 << 20)
+#define KRETPROBE_MAXACTIVE_LIMIT	BIT(20)
 
 struct kretprobe_instance {
 	struct llist_node llist;		/* on the task's list */
@@ -194,41 +194,41 @@ struct kprobe_blacklist_entry {
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
-extern int arch_init_kprobes(void);
-extern void kprobes_inc_nmissed_count(struct kprobe *p);
-extern int arch_populate_kprobe_blacklist(void);
-extern int kprobe_add_ksym_blacklist(unsigned long entry);
-extern int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
-extern bool within_kprobe_blacklist(unsigned long addr);
-extern kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
-extern kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-						unsigned long offset,
-						bool *on_func_entry);
-extern bool arch_kprobe_on_func_entry(unsigned long offset);
-extern int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-				unsigned long offset);
+int arch_init_kprobes(void);
+void kprobes_inc_nmissed_count(struct kprobe *p);
+int arch_populate_kprobe_blacklist(void);
+int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+bool within_kprobe_blacklist(unsigned long addr);
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+bool arch_kprobe_on_func_entry(unsigned long offset);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
 
 /* The instruction-slot cache: executable memory for copied insns. */
-extern kprobe_opcode_t *get_insn_slot(void);
-extern void free_insn_slot(kprobe_opcode_t *slot, int dirty);
-extern bool is_kprobe_insn_slot(unsigned long addr);
+kprobe_opcode_t *get_insn_slot(void);
+void free_insn_slot(kprobe_opcode_t *slot, int dirty);
+bool is_kprobe_insn_slot(unsigned long addr);
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
 	return false;
 }
 
-extern int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
-			      char *type, char *sym);
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+		       char *type, char *sym);
 
 #ifdef CONFIG_KRETPROBES
-extern void arch_prepare_kretprobe(struct kretprobe_instance *ri,
-				   struct pt_regs *regs);
-extern void kretprobe_trampoline(void);
-extern unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
-						  void *frame_pointer);
-extern unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
-					     void *fp,
-					     struct llist_node **cur);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+void kretprobe_trampoline(void);
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+				      void *fp,
+				      struct llist_node **cur);
 
 static nokprobe_inline void *kretprobe_trampoline_addr(void)
 {
@@ -251,7 +251,7 @@ static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_inst
 	return (unsigned long)ri->ret_addr;
 }
 
-extern void kprobe_flush_task(struct task_struct *tk);
+void kprobe_flush_task(struct task_struct *tk);
 #else
 static inline bool is_kretprobe_trampoline(unsigned long addr)
 {
@@ -268,7 +268,7 @@ static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 static inline void kprobe_flush_task(struct task_struct *tk) { }
 #endif /* CONFIG_KRETPROBES */
 
-extern void kprobe_free_init_mem(void);
+void kprobe_free_init_mem(void);
 
 /* The probe whose handler (or copied instruction) this CPU is running. */
 static inline struct kprobe *kprobe_running(void)
@@ -313,10 +313,10 @@ void dump_kprobe(struct kprobe *kp);
 static inline void wait_for_kprobe_optimizer(void) { }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
-extern void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *ops, struct ftrace_regs *fregs);
-extern int arch_prepare_kprobe_ftrace(struct kprobe *p);
-extern void kprobe_ftrace_kill(void);
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
+void kprobe_ftrace_kill(void);
 #else
 static inline void kprobe_ftrace_kill(void) { }
 #endif
@@ -331,14 +331,17 @@ static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	return 0;
 }
+
 static inline struct kprobe *get_kprobe(void *addr)
 {
 	return NULL;
 }
+
 static inline struct kprobe *kprobe_running(void)
 {
 	return NULL;
 }
+
 #define kprobe_busy_begin()	do {} while (0)
 #define kprobe_busy_end()	do {} while (0)
 
@@ -346,20 +349,24 @@ static inline int register_kprobe(struct kprobe *p)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int register_kprobes(struct kprobe **kps, int num)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void unregister_kprobe(struct kprobe *p) { }
 static inline void unregister_kprobes(struct kprobe **kps, int num) { }
 static inline int register_kretprobe(struct kretprobe *rp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int register_kretprobes(struct kretprobe **rps, int num)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline void unregister_kretprobe(struct kretprobe *rp) { }
 static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
 static inline void kprobe_flush_task(struct task_struct *tk) { }
@@ -369,37 +376,45 @@ static inline int disable_kprobe(struct kprobe *kp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline int enable_kprobe(struct kprobe *kp)
 {
 	return -EOPNOTSUPP;
 }
+
 static inline bool within_kprobe_blacklist(unsigned long addr)
 {
 	return true;
 }
+
 static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 				     char *type, char *sym)
 {
 	return -ERANGE;
 }
+
 static inline bool is_kprobe_insn_slot(unsigned long addr)
 {
 	return false;
 }
+
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
 	return false;
 }
+
 static inline bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return false;
 }
+
 static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 						    void *fp,
 						    struct llist_node **cur)
 {
 	return 0;
 }
+
 static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_KPROBES */
 
@@ -407,6 +422,7 @@ static inline int disable_kretprobe(struct kretprobe *rp)
 {
 	return disable_kprobe(&rp->kp);
 }
+
 static inline int enable_kretprobe(struct kretprobe *rp)
 {
 	return enable_kprobe(&rp->kp);
@@ -440,6 +456,8 @@ struct kprobe_site {
 };
 
 extern struct mutex kprobe_mutex;
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
 extern struct list_head kprobe_sites;
 extern struct list_head kprobe_blacklist;
 extern struct kprobe kprobe_busy;
@@ -451,14 +469,15 @@ extern bool kprobes_all_disarmed;
  * pushes another above it.  current_kprobe mirrors the top frame's kp.
  */
 static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlblk *kcb,
-							       struct kprobe_site *s,
-							       struct kprobe *kp,
-							       unsigned int status)
+							      struct kprobe_site *s,
+							      struct kprobe *kp,
+							      unsigned int status)
 {
 	struct kprobe_frame *f;
 
 	/* levels: task, irq, NMI, #MC; a fifth is a kprobes bug */
-	BUG_ON(kcb->depth >= KPROBE_NEST_MAX);
+	if (unlikely(kcb->depth >= KPROBE_NEST_MAX))
+		panic("kprobes: hits nested deeper than %d\n", KPROBE_NEST_MAX);
 	f = &kcb->frame[kcb->depth++];
 	f->site = s;
 	f->kp = kp;
@@ -498,6 +517,7 @@ int kprobe_ftrace_arm(struct kprobe_site *s, bool ipmodify);
 void kprobe_ftrace_disarm(struct kprobe_site *s);
 #ifdef CONFIG_KRETPROBES
 void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs);
+void kretprobe_trampoline_callback(struct pt_regs *regs);
 #endif
 #endif /* CONFIG_KPROBES */
 

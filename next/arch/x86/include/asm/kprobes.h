@@ -18,8 +18,6 @@
 #define BREAKPOINT_INSTRUCTION	INT3_INSN_OPCODE
 typedef u8 kprobe_opcode_t;
 
-#define flush_insn_slot(p)	do { } while (0)
-
 /*
  * How the probed instruction is carried out after the pre_handlers:
  *  KP_STEP     run the copy in the slot, then trap on the int3 after it
@@ -71,8 +69,8 @@ struct kprobe_ctlblk {
 	struct kprobe_frame frame[KPROBE_NEST_MAX];
 };
 
-extern int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
-extern int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+int kprobe_int3_handler(struct pt_regs *regs);
 
 #else
 

@@ -351,10 +351,11 @@ static nokprobe_inline unsigned long reg_value(struct pt_regs *regs, int off)
 
 /*
  * Emulate an IP-changing instruction on regs.  regs->ip is addr + 1 on
- * entry (as the int3 left it).  Returns false if it cannot be done: an
- * indirect target in unmapped memory.
+ * entry (as the int3 left it).  An indirect jmp/call through memory loads
+ * its target with a plain load: if the operand is unmapped, the fault
+ * happens here, as it would have in the original instruction.
  */
-static bool kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
+static void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct arch_specific_insn *ai = &s->ainsn;
 	unsigned long next = s->addr + ai->len;
@@ -394,26 +395,20 @@ static bool kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 	case KP_EMULATE_INDIRECT: {
 		struct insn insn;
 
-		if (insn_decode_kernel(&insn, ai->orig) < 0)
-			return false;
-		if (X86_MODRM_MOD(insn.modrm.value) == 3) {
-			int off = insn_get_modrm_rm_off(&insn, regs);
-
-			if (off < 0)
-				return false;
-			target = reg_value(regs, off);
+		/* the bytes decoded at registration: cannot fail here */
+		if (WARN_ON_ONCE(insn_decode_kernel(&insn, ai->orig) < 0)) {
+			target = next;
+		} else if (X86_MODRM_MOD(insn.modrm.value) == 3) {
+			target = reg_value(regs, insn_get_modrm_rm_off(&insn, regs));
 		} else {
-			/* the operand's address, with ip where the original is */
+			/* rip-relative operands count from the original insn */
 			unsigned long ip = regs->ip;
-			void __user *ea;
+			unsigned long *ea;
 
 			regs->ip = s->addr;
-			ea = insn_get_addr_ref(&insn, regs);
+			ea = (unsigned long __force *)insn_get_addr_ref(&insn, regs);
 			regs->ip = ip;
-			if (IS_ERR_OR_NULL((void __force *)ea) ||
-			    copy_from_kernel_nofault(&target, (void __force *)ea,
-						     sizeof(target)))
-				return false;
+			target = READ_ONCE(*ea);
 		}
 		if (ai->indirect_call)
 			int3_emulate_push(regs, next);
@@ -424,11 +419,9 @@ static bool kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 		regs->flags &= ~X86_EFLAGS_IF;
 		int3_emulate_jmp(regs, next);
 		break;
-	default:
-		return false;
 	}
-	return true;
 }
+
 NOKPROBE_SYMBOL(kprobe_emulate);
 
 /*
@@ -439,11 +432,7 @@ static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
 			   struct kprobe_ctlblk *kcb, struct kprobe_frame *f)
 {
 	if (s->ainsn.kind != KP_STEP) {
-		/*
-		 * Only an indirect jmp/call through unmapped memory fails
-		 * here: the original instruction would have oopsed too.
-		 */
-		BUG_ON(!kprobe_emulate(s, regs));
+		kprobe_emulate(s, regs);
 		if (f->status != KPROBE_REENTER) {
 			f->status = KPROBE_HIT_SSDONE;
 			kprobe_site_post(s, regs);
@@ -458,6 +447,7 @@ static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)s->ainsn.insn;
 }
+
 NOKPROBE_SYMBOL(kprobe_execute);
 
 /* the int3 after a copy was hit: the single-step of the top frame is done */
@@ -482,6 +472,7 @@ static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 	kprobe_frame_pop(kcb);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(kprobe_finish_step);
 
 /**
@@ -560,6 +551,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kprobe_execute(s, regs, kcb, f);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
 /**
@@ -599,6 +591,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		return trapnr != X86_TRAP_PF;
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kprobe_fault_handler);
 
 /* ---- kretprobes ------------------------------------------------------------ */
@@ -612,12 +605,14 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 	ri->fp = sp;
 	ri->ret_addr = (kprobe_opcode_t *)*sp;
 }
+
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
 void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	*(unsigned long *)regs->sp = (unsigned long)kretprobe_trampoline;
 }
+
 NOKPROBE_SYMBOL(arch_divert_return);
 
 /*
@@ -628,8 +623,7 @@ NOKPROBE_SYMBOL(arch_divert_return);
  * return address over that slot and we return through it, so no trap is
  * taken on the way back.
  */
-asm(
-	".pushsection .kprobes.text, \"ax\"\n"
+asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kretprobe_trampoline\n"
 	".type kretprobe_trampoline, @function\n"
 	"kretprobe_trampoline:\n"
@@ -651,7 +645,6 @@ asm(
 NOKPROBE_SYMBOL(kretprobe_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
 
-void kretprobe_trampoline_callback(struct pt_regs *regs);
 __used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 {
 	/* the fake return-address slot sits right above the pt_regs */
@@ -663,6 +656,7 @@ __used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 	regs->orig_ax = ~0UL;
 	*fp = kretprobe_trampoline_handler(regs, fp);
 }
+
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
 #endif /* CONFIG_KRETPROBES */
 

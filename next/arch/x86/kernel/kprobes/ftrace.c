@@ -97,6 +97,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 out:
 	ftrace_test_recursion_unlock(bit);
 }
+
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
