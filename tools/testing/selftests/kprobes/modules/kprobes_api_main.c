@@ -795,6 +795,28 @@ static int t_concurrent_hits_while_registering(void)
 	return kpt_failed;
 }
 
+static int t_kretprobe_absurd_maxactive(void)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpt_sleeper",
+		.handler = ret_handler,
+		.maxactive = INT_MAX,
+	};
+
+	/* upstream tries to allocate INT_MAX instances first */
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream has no maxactive bound in the core");
+	KPT_EXPECT_EQ(register_kretprobe(&rp), -E2BIG);
+	rp.maxactive = 4;
+	rp.data_size = 1 << 20;
+	KPT_EXPECT_EQ(register_kretprobe(&rp), -E2BIG);
+	/* nothing was left armed */
+	memset(&rh, 0, sizeof(rh));
+	KPT_EXPECT_EQ(call_sleeper(0), 7);
+	KPT_EXPECT_EQ(rh.returns, 0);
+	return kpt_failed;
+}
+
 static const struct kpt_case cases[] = {
 	{ "register_by_addr", t_register_by_addr },
 	{ "register_by_symbol", t_register_by_symbol },
@@ -812,6 +834,7 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_nmissed_recursion", t_kretprobe_nmissed_recursion },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	{ "kretprobe_bad_input", t_kretprobe_bad_input },
+	{ "kretprobe_absurd_maxactive", t_kretprobe_absurd_maxactive },
 	{ "concurrent_hits_while_registering", t_concurrent_hits_while_registering },
 };
 
