@@ -122,6 +122,7 @@ def ktap(lines):
     KTAP document so a suite that stops early does not pass silently.
     """
     out = []
+    diags = []                # "# ..." lines since the last result
     prev_indent = None
     subtest = {}
     kids_failed = {}
@@ -141,6 +142,8 @@ def ktap(lines):
             continue
         m = RESULT.match(t)
         if not m:
+            if t.lstrip().startswith('# ') and not SUBTEST.match(t):
+                diags = (diags + [t.strip()])[-6:]
             continue
         ind = len(m.group(1))
         ok = m.group(2) == 'ok'
@@ -165,10 +168,14 @@ def ktap(lines):
                     del subtest[k]
         else:
             st = 'skip' if skip else ('pass' if ok else 'fail')
+            if st == 'fail' and diags:
+                # what the case said about itself, for the reader of a CI log
+                name += ''.join('\n           ' + d for d in diags)
             out.append((label, name, st))
             if st == 'fail':
                 kids_failed[ind] = True
         prev_indent = ind
+        diags = []
     for suite, plan, seen in docs:
         if plan is not None and seen != plan:
             out.append((suite, 'plan 1..%d but %d results' % (plan, seen),

@@ -22,6 +22,10 @@ if [ "$what" != harness ]; then
 	rm -f "$LOGS/results-test-$IMPL.json"
 	"$H/boot.sh" test || true
 	r=$LOGS/results-test-$IMPL.json
+	# keep the console of a failed run: later runs overwrite test-$IMPL.log
+	if [ ! -f "$r" ] || ! grep -q '"failed": 0' "$r"; then
+		cp "$LOGS/test-$IMPL.log" "$LOGS/failed-test-$IMPL-$(date +%Y%m%d-%H%M%S).log" 2>/dev/null || true
+	fi
 	if [ -f "$r" ]; then
 		pass=$((pass + $(python3 -c "import json;print(json.load(open('$r'))['passed'])")))
 		fail=$((fail + $(python3 -c "import json;print(json.load(open('$r'))['failed'])")))

@@ -546,9 +546,10 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 
 /*
  * Finish a batch: make the pokes visible to every CPU, then (only if
- * sites are to be freed) wait one grace period and free them.
+ * sites are to be freed, or the caller asks for it) wait one grace period
+ * and free them.  Returns whether a grace period passed.
  */
-static void kprobe_batch_commit(struct kprobe_batch *b)
+static bool __kprobe_batch_commit(struct kprobe_batch *b, bool want_gp)
 {
 	struct kprobe_site *s, *n;
 
@@ -556,14 +557,20 @@ static void kprobe_batch_commit(struct kprobe_batch *b)
 		arch_kprobe_poke_sync();
 		b->poked = false;
 	}
-	if (list_empty(&b->to_free))
-		return;
+	if (list_empty(&b->to_free) && !want_gp)
+		return false;
 	synchronize_rcu();
 	list_for_each_entry_safe(s, n, &b->to_free, free_list) {
 		list_del(&s->free_list);
 		arch_release_site(s);
 		kfree(s);
 	}
+	return true;
+}
+
+static void kprobe_batch_commit(struct kprobe_batch *b)
+{
+	__kprobe_batch_commit(b, false);
 }
 
 static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
@@ -783,9 +790,8 @@ int register_kprobes(struct kprobe **kps, int num)
 		while (--i >= 0)
 			__unregister_kprobe_top(kps[i], &b);
 		mutex_unlock(&kprobe_mutex);
-		kprobe_batch_commit(&b);
 		/* their handlers may have run already: wait them out */
-		synchronize_rcu();
+		__kprobe_batch_commit(&b, true);
 		for (i = 0; i < n; i++)
 			__unregister_kprobe_bottom(kps[i]);
 		return ret;
@@ -842,9 +848,11 @@ void unregister_kprobes(struct kprobe **kps, int num)
 			done[i] = r;
 	}
 	mutex_unlock(&kprobe_mutex);
-	kprobe_batch_commit(&b);
-	/* handlers of probes on surviving sites may still run: wait */
-	synchronize_rcu();
+	/*
+	 * One grace period for everything: retired sites are freed after it,
+	 * and handlers of these probes (on surviving sites too) are done.
+	 */
+	__kprobe_batch_commit(&b, true);
 	for (i = 0; i < num; i++)
 		if (!done || done[i])
 			__unregister_kprobe_bottom(kps[i]);

@@ -47,6 +47,7 @@
 #include <linux/memory.h>
 #include <linux/objtool.h>
 #include <linux/extable.h>
+#include <asm/extable.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -561,8 +562,9 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  *
  * Called only while kprobe_running().  A fault in the copied instruction
  * is turned into a fault of the original one: ip goes back to the probe
- * address (so exception-table fixups of the original apply) and the
- * frame is dropped.  A fault in a handler goes to that probe's
+ * address and the frame is dropped.  For #PF the fault path then goes on
+ * and applies the original's exception-table fixup itself; for #GP (and
+ * #VE), which tried the fixups before asking us, we apply it here.  A fault in a handler goes to that probe's
  * fault_handler first; if it fixed things up (returned 1) the fault is
  * done, except for #PF, where 6.12's fault path wants 0 and carries on.
  *
@@ -583,6 +585,8 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		regs->ip = f->site->addr;
 		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
 		kprobe_frame_pop(kcb);
+		if (trapnr != X86_TRAP_PF)
+			return fixup_exception(regs, trapnr, 0, 0);
 		return 0;
 	}
 	kp = f->kp;

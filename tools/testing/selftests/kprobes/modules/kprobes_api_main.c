@@ -23,6 +23,7 @@
 #include <linux/kthread.h>
 #include <linux/cpumask.h>
 #include <linux/atomic.h>
+#include <linux/vmalloc.h>
 
 #include "kpt_ktap.h"
 
@@ -40,7 +41,9 @@ static const bool upstream = true;
 /* ---- targets ------------------------------------------------------------ */
 
 long kpt_asm(long x);
+long kpt_asm_load(long *p);
 extern const int kpt_asm_off_mov, kpt_asm_off_add, kpt_asm_off_ret;
+extern const int kpt_asm_load_off;
 #define KPT_ASM_BASE 0x1122334455667788L
 
 static noinline int kpt_target(int a, int b)
@@ -78,6 +81,7 @@ static long (*volatile call_asm)(long) = kpt_asm;
 static int (*volatile call_recurse)(int) = kpt_recurse;
 static int (*volatile call_sleeper)(int) = kpt_sleeper;
 static int (*volatile call_kprobes_text)(int) = kpt_in_kprobes_text;
+static long (*volatile call_load)(long *) = kpt_asm_load;
 
 /* Addresses inside the targets, computed at run time (see the .S file). */
 #define kpt_asm_mov ((char *)call_asm + kpt_asm_off_mov)
@@ -549,6 +553,10 @@ static int t_bad_input(void)
 	kp.symbol_name = "entry_SYSCALL_64";
 	fails += bad(&kp, -EINVAL);
 
+	init_probe(&kp);		/* .noinstr.text */
+	kp.symbol_name = "exc_int3";
+	fails += bad(&kp, -EINVAL);
+
 	init_probe(&good);
 	good.addr = (kprobe_opcode_t *)kpt_asm_add;
 	good.pre_handler = pre_record;
@@ -817,6 +825,111 @@ static int t_kretprobe_absurd_maxactive(void)
 	return kpt_failed;
 }
 
+/*
+ * A fault in the out-of-line copy is a fault of the original instruction:
+ * its exception-table fixup applies, no post_handler runs, and nothing is
+ * left of the hit (the next hit runs its handlers normally).
+ */
+static int t_fault_in_single_step(void)
+{
+	struct kprobe kp;
+	long good = 4242;
+	/* a vmalloc area's guard page: kernel address, never mapped (#PF) */
+	char *area = vmalloc(PAGE_SIZE);
+	long *bad = (long *)(area + PAGE_SIZE);
+
+	KPT_ASSERT(area);
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
+	kp.pre_handler = pre_record;
+	kp.post_handler = post_record;
+	reset();
+	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
+	KPT_EXPECT_EQ(call_load(&good), 4242);
+	KPT_EXPECT(h.pre == 1 && h.post == 1);
+	KPT_EXPECT_EQ(h.post_ax, 4242);
+
+	KPT_EXPECT_EQ(call_load(bad), -EFAULT);
+	KPT_EXPECT_EQ(h.pre, 2);	/* the probe was hit */
+	KPT_EXPECT_EQ(h.post, 1);	/* the instruction did not complete */
+
+	/* a frame left behind would make this a re-entry: no handlers */
+	KPT_EXPECT_EQ(call_load(&good), 4242);
+	KPT_EXPECT(h.pre == 3 && h.post == 2);
+
+	unregister_kprobe(&kp);
+	vfree(area);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * #GP in the copy (a non-canonical address): 6.12's #GP path tries the
+ * exception fixups before asking kprobes, so we apply the original
+ * instruction's fixup ourselves.  Upstream does not (it would die here).
+ */
+static int t_gp_in_single_step(void)
+{
+	long *noncanon = (long *)0x8000000000000000UL;
+	struct kprobe kp;
+	long good = 77;
+
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream dies on a #GP in the copy (not run)");
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
+	kp.pre_handler = pre_record;
+	kp.post_handler = post_record;
+	reset();
+	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
+	KPT_EXPECT_EQ(call_load(noncanon), -EFAULT);
+	KPT_EXPECT(h.pre == 1 && h.post == 0);
+	KPT_EXPECT_EQ(call_load(&good), 77);
+	KPT_EXPECT(h.pre == 2 && h.post == 1);
+	unregister_kprobe(&kp);
+	return kpt_failed;
+}
+
+/* A handler may use the nofault accessors: their faults are its own. */
+static long nofault_result;
+static void *nofault_addr;
+
+static int pre_nofault(struct kprobe *p, struct pt_regs *regs)
+{
+	long v;
+
+	h.pre++;
+	nofault_result = copy_from_kernel_nofault(&v, nofault_addr, sizeof(v));
+	return 0;
+}
+
+static int t_fault_in_handler(void)
+{
+	char *area = vmalloc(PAGE_SIZE);
+	struct kprobe kp;
+
+	KPT_ASSERT(area);
+	nofault_addr = area + PAGE_SIZE;	/* the guard page: it faults */
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = pre_nofault;
+	kp.post_handler = post_record;
+	reset();
+	nofault_result = 0;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+		vfree(area);
+		return 1;
+	}
+	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
+	unregister_kprobe(&kp);
+	vfree(area);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(nofault_result, -EFAULT);
+	KPT_EXPECT_EQ(h.post, 1);	/* the probed insn still completed */
+	return kpt_failed;
+}
+
 static const struct kpt_case cases[] = {
 	{ "register_by_addr", t_register_by_addr },
 	{ "register_by_symbol", t_register_by_symbol },
@@ -830,6 +943,9 @@ static const struct kpt_case cases[] = {
 	{ "batch_rollback", t_batch_rollback },
 	{ "bad_input", t_bad_input },
 	{ "double_register", t_double_register },
+	{ "fault_in_single_step", t_fault_in_single_step },
+	{ "gp_in_single_step", t_gp_in_single_step },
+	{ "fault_in_handler", t_fault_in_handler },
 	{ "kretprobe_return_value", t_kretprobe_return_value },
 	{ "kretprobe_nmissed_recursion", t_kretprobe_nmissed_recursion },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },

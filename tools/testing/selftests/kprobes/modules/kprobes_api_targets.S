@@ -12,6 +12,7 @@
  * points into the middle of a function.
  */
 #include <linux/linkage.h>
+#include <asm/asm.h>
 
 	.text
 SYM_FUNC_START(kpt_asm)
@@ -20,7 +21,21 @@ SYM_FUNC_START(kpt_asm)
 .Lret:	RET
 SYM_FUNC_END(kpt_asm)
 
+/*
+ * long kpt_asm_load(long *p): *p, or -EFAULT (-14) if the load faults;
+ * the load has an exception-table fixup, like a uaccess.
+ */
+SYM_FUNC_START(kpt_asm_load)
+.Lload:	movq	(%rdi), %rax
+	RET
+.Lfault:
+	movq	$-14, %rax
+	RET
+	_ASM_EXTABLE(.Lload, .Lfault)
+SYM_FUNC_END(kpt_asm_load)
+
 	.section .rodata
+SYM_DATA(kpt_asm_load_off, .long .Lload - kpt_asm_load)
 SYM_DATA(kpt_asm_off_mov, .long .Lmov - kpt_asm)
 SYM_DATA(kpt_asm_off_add, .long .Ladd - kpt_asm)
 SYM_DATA(kpt_asm_off_ret, .long .Lret - kpt_asm)
