@@ -37,4 +37,4 @@ if [ -d "$T" ]; then
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
-say "initramfs: $(ls "$root/tests" | wc -l) suite(s), $(ls "$root/lib/modules/kprobes" | wc -l) sample module(s), $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"
+say "initramfs: $(ls "$root/tests" | wc -l) suite(s), $(ls "$root/lib/modules/kprobes" | wc -l) module(s) in /lib/modules/kprobes, $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Probes in module text: a module may unload while probed (its probes are
 # then gone, shown as [GONE], and never touch freed text), and a probe on
-# a module that is loaded again works again.
+# a module that is loaded again works again.  A probe in a module's init
+# text goes [GONE] when that text is freed.
 . /harness/ktap.sh
-plan 10
+plan 14
 P=/sys/module/kpt_target_mod/parameters
 
 echo > $T/trace
@@ -35,3 +36,12 @@ echo > $T/kprobe_events
 rmmod kpt_target_mod
 ! grep -q 'kpt_mod_func' $D/list
 result "nothing left in kprobes/list" $?
+
+# init text: probed and hit during init, gone once init memory is freed
+before=$(grep -c . $D/list)
+check "module probing its own __init function loads" insmod $M/kpt_init_probe.ko
+[ "$(cat /sys/module/kpt_init_probe/parameters/hits)" = 1 ]
+result "probe in init text was hit during init" $?
+[ "$(grep -c '\[GONE\]' $D/list)" -ge 1 ] && [ "$(grep -c . $D/list)" -gt "$before" ]
+result "probe in freed init text shown [GONE]" $?
+check "module with the gone probe unloads" rmmod kpt_init_probe

@@ -803,6 +803,50 @@ static int t_concurrent_hits_while_registering(void)
 	return kpt_failed;
 }
 
+/*
+ * Unregister while an instance is live: a task sleeps inside the probed
+ * function; the kretprobe goes away meanwhile.  The task must still
+ * return to its real caller with the right value, and the gone
+ * kretprobe's handler must not run.
+ */
+static int sleeper_result;
+
+static int sleeper_fn(void *unused)
+{
+	sleeper_result = call_sleeper(300);
+	return 0;
+}
+
+static int t_kretprobe_unregister_while_live(void)
+{
+	static struct kretprobe rp;
+	struct task_struct *t;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.kp.symbol_name = "kpt_sleeper";
+	rp.entry_handler = ret_entry;
+	rp.handler = ret_handler;
+	rp.data_size = sizeof(struct kpt_ri_data);
+	rp.maxactive = 2;
+	memset(&rh, 0, sizeof(rh));
+	sleeper_result = 0;
+	KPT_ASSERT_EQ(register_kretprobe(&rp), 0);
+	t = kthread_run(sleeper_fn, NULL, "kpt_sleeper");
+	if (!KPT_EXPECT(!IS_ERR(t))) {
+		unregister_kretprobe(&rp);
+		return 1;
+	}
+	get_task_struct(t);
+	msleep(100);			/* it is asleep inside kpt_sleeper() */
+	KPT_EXPECT_EQ(rh.entries, 1);
+	unregister_kretprobe(&rp);
+	kthread_stop(t);		/* waits for it to return and exit */
+	put_task_struct(t);
+	KPT_EXPECT_EQ(sleeper_result, 300 + 7);
+	KPT_EXPECT_EQ(rh.returns, 0);	/* unregistered: no handler */
+	return kpt_failed;
+}
+
 static int t_kretprobe_absurd_maxactive(void)
 {
 	struct kretprobe rp = {
@@ -951,6 +995,7 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	{ "kretprobe_bad_input", t_kretprobe_bad_input },
 	{ "kretprobe_absurd_maxactive", t_kretprobe_absurd_maxactive },
+	{ "kretprobe_unregister_while_live", t_kretprobe_unregister_while_live },
 	{ "concurrent_hits_while_registering", t_concurrent_hits_while_registering },
 };
 
