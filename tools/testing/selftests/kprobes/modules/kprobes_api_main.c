@@ -44,6 +44,13 @@ long kpt_asm(long x);
 long kpt_asm_load(long *p);
 extern const int kpt_asm_off_mov, kpt_asm_off_add, kpt_asm_off_ret;
 extern const int kpt_asm_load_off;
+long kpt_asm_branch(long x, long (*fn)(void));
+long kpt_asm_helper(void);
+/* offsets in kpt_asm_branch: jz, call, call *reg, call *mem, jmp, zero, out;
+ * then the helper's ret
+ */
+extern const int kpt_branch_off[8];
+enum { B_JZ, B_CALL, B_ICR, B_ICM, B_JMP, B_ZERO, B_OUT, H_RET };
 #define KPT_ASM_BASE 0x1122334455667788L
 
 static noinline int kpt_target(int a, int b)
@@ -82,6 +89,8 @@ static int (*volatile call_recurse)(int) = kpt_recurse;
 static int (*volatile call_sleeper)(int) = kpt_sleeper;
 static int (*volatile call_kprobes_text)(int) = kpt_in_kprobes_text;
 static long (*volatile call_load)(long *) = kpt_asm_load;
+static long (*volatile call_branch)(long, long (*)(void)) = kpt_asm_branch;
+static long (*volatile helper_fn)(void) = kpt_asm_helper;
 
 /* Addresses inside the targets, computed at run time (see the .S file). */
 #define kpt_asm_mov ((char *)call_asm + kpt_asm_off_mov)
@@ -935,6 +944,70 @@ static int t_gp_in_single_step(void)
 	return kpt_failed;
 }
 
+/*
+ * Each IP-changing instruction, probed (kprobes emulates them): results
+ * unchanged, pre and post handlers run, and the post_handler sees ip
+ * where the instruction sent it.
+ */
+static int branch_case(int which, long x, unsigned long want_ip)
+{
+	char *base = (char *)call_branch;
+	struct kprobe kp;
+	long want = x ? x + 3 : 100;
+	int ret;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)(which == H_RET ?
+		(char *)helper_fn + kpt_branch_off[H_RET] :
+		base + kpt_branch_off[which]);
+	kp.pre_handler = pre_record;
+	kp.post_handler = post_record;
+	reset();
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_info("# register at case %d (offset %d): %d\n", which,
+			kpt_branch_off[which], ret);
+		kpt_failed = 1;
+		return ret;
+	}
+	KPT_EXPECT_EQ(call_branch(x, helper_fn), want);
+	unregister_kprobe(&kp);
+	KPT_EXPECT(h.pre >= 1 && h.post == h.pre);
+	if (want_ip && !KPT_EXPECT_EQ(h.post_ip, want_ip))
+		pr_info("# probe at offset %d of case %d\n", kpt_branch_off[which], which);
+	return kpt_failed;
+}
+
+static int t_emulated_instructions(void)
+{
+	char *base = (char *)call_branch;
+	unsigned long helper = (unsigned long)helper_fn;
+
+	branch_case(B_JZ, 5, (unsigned long)base + kpt_branch_off[B_CALL]);
+	branch_case(B_JZ, 0, (unsigned long)base + kpt_branch_off[B_ZERO]);
+	branch_case(B_CALL, 5, helper);
+	branch_case(B_ICR, 5, helper);
+	branch_case(B_JMP, 5, (unsigned long)base + kpt_branch_off[B_OUT]);
+	/* the helper's ret, hit three times, returns to three call sites */
+	branch_case(H_RET, 5, 0);
+	KPT_EXPECT_EQ(h.pre, 3);
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)base + kpt_branch_off[B_JMP]);
+	return kpt_failed;
+}
+
+/* call *mem (rip-relative): ours emulates it, loading the target */
+static int t_emulated_indirect_call_mem(void)
+{
+	int ret = branch_case(B_ICM, 5, (unsigned long)helper_fn);
+
+	if (upstream && ret == -EOPNOTSUPP) {
+		kpt_failed = 0;
+		return KPT_SKIP_BECAUSE("upstream refuses to probe call *mem (-EOPNOTSUPP)");
+	}
+	KPT_EXPECT_EQ(ret, 0);
+	return kpt_failed;
+}
+
 /* A handler may use the nofault accessors: their faults are its own. */
 static long nofault_result;
 static void *nofault_addr;
@@ -987,6 +1060,8 @@ static const struct kpt_case cases[] = {
 	{ "batch_rollback", t_batch_rollback },
 	{ "bad_input", t_bad_input },
 	{ "double_register", t_double_register },
+	{ "emulated_instructions", t_emulated_instructions },
+	{ "emulated_indirect_call_mem", t_emulated_indirect_call_mem },
 	{ "fault_in_single_step", t_fault_in_single_step },
 	{ "gp_in_single_step", t_gp_in_single_step },
 	{ "fault_in_handler", t_fault_in_handler },

@@ -34,7 +34,44 @@ SYM_FUNC_START(kpt_asm_load)
 	_ASM_EXTABLE(.Lload, .Lfault)
 SYM_FUNC_END(kpt_asm_load)
 
+/*
+ * long kpt_asm_branch(long x, long (*fn)(void)), fn == kpt_asm_helper:
+ * x + 3 for x != 0 (three calls of the helper: direct, through a
+ * register, through memory), 100 for x == 0.  Every probe point here is
+ * an IP-changing instruction, emulated by kprobes.
+ */
+SYM_FUNC_START(kpt_asm_branch)
+	movq	%rdi, %rax
+	testq	%rdi, %rdi
+.Lb_jz:	jz	.Lb_zero			/* jcc rel8 */
+.Lb_call:
+	call	kpt_asm_helper			/* call rel32 */
+.Lb_icr:
+	call	*%rsi				/* call *reg */
+.Lb_icm:
+	call	*kpt_helper_ptr(%rip)		/* call *mem, rip-relative */
+.Lb_jmp:
+	jmp	.Lb_out				/* jmp rel8 */
+.Lb_zero:
+	movq	$100, %rax
+.Lb_out:
+	RET
+SYM_FUNC_END(kpt_asm_branch)
+
+SYM_FUNC_START(kpt_asm_helper)
+	addq	$1, %rax
+.Lh_ret:
+	RET
+SYM_FUNC_END(kpt_asm_helper)
+
+	.data
+SYM_DATA(kpt_helper_ptr, .quad kpt_asm_helper)
+
 	.section .rodata
+SYM_DATA(kpt_branch_off, .long .Lb_jz - kpt_asm_branch, .Lb_call - kpt_asm_branch,
+	 .Lb_icr - kpt_asm_branch, .Lb_icm - kpt_asm_branch,
+	 .Lb_jmp - kpt_asm_branch, .Lb_zero - kpt_asm_branch,
+	 .Lb_out - kpt_asm_branch, .Lh_ret - kpt_asm_helper)
 SYM_DATA(kpt_asm_load_off, .long .Lload - kpt_asm_load)
 SYM_DATA(kpt_asm_off_mov, .long .Lmov - kpt_asm)
 SYM_DATA(kpt_asm_off_add, .long .Ladd - kpt_asm)
