@@ -564,8 +564,8 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * is turned into a fault of the original one: ip goes back to the probe
  * address and the frame is dropped.  For #PF the fault path then goes on
  * and applies the original's exception-table fixup itself; for #GP (and
- * #VE), which tried the fixups before asking us, we apply it here.  A fault in a handler goes to that probe's
- * fault_handler first; if it fixed things up (returned 1) the fault is
+ * #VE), which tried the fixups before asking us, we apply it here.
+ * A fault in a handler goes to that probe's fault_handler first; if it fixed things up (returned 1) the fault is
  * done, except for #PF, where 6.12's fault path wants 0 and carries on.
  *
  * Return: 1 if the fault was handled here.

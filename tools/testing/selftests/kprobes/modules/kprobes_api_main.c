@@ -26,6 +26,7 @@
 #include <linux/vmalloc.h>
 
 #include "kpt_ktap.h"
+#include "kprobes_api_targets.h"
 
 /*
  * Built against upstream's <linux/kprobes.h>, the few expectations where
@@ -40,17 +41,6 @@ static const bool upstream = true;
 
 /* ---- targets ------------------------------------------------------------ */
 
-long kpt_asm(long x);
-long kpt_asm_load(long *p);
-extern const int kpt_asm_off_mov, kpt_asm_off_add, kpt_asm_off_ret;
-extern const int kpt_asm_load_off;
-long kpt_asm_branch(long x, long (*fn)(void));
-long kpt_asm_helper(void);
-/* offsets in kpt_asm_branch: jz, call, call *reg, call *mem, jmp, zero, out;
- * then the helper's ret
- */
-extern const int kpt_branch_off[8];
-enum { B_JZ, B_CALL, B_ICR, B_ICM, B_JMP, B_ZERO, B_OUT, H_RET };
 #define KPT_ASM_BASE 0x1122334455667788L
 
 static noinline int kpt_target(int a, int b)

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The assembly probe targets of kprobes_api (kprobes_api_targets.S): the
+ * functions, and the offsets of their instructions, exported as data so
+ * that no code relocation points into the middle of a function.
+ */
+#ifndef KPROBES_API_TARGETS_H
+#define KPROBES_API_TARGETS_H
+
+/* 0x1122334455667788 + x: movabs, add, ret */
+long kpt_asm(long x);
+extern const int kpt_asm_off_mov, kpt_asm_off_add, kpt_asm_off_ret;
+
+/* *p, or -EFAULT from the load's exception-table fixup */
+long kpt_asm_load(long *p);
+extern const int kpt_asm_load_off;
+
+/* x + 3 (x != 0) or 100, through jz, call, call *reg, call *mem, jmp */
+long kpt_asm_branch(long x, long (*fn)(void));
+long kpt_asm_helper(void);
+/* offsets in kpt_asm_branch, then of the helper's ret */
+extern const int kpt_branch_off[8];
+enum { B_JZ, B_CALL, B_ICR, B_ICM, B_JMP, B_ZERO, B_OUT, H_RET };
+
+#endif /* KPROBES_API_TARGETS_H */
