@@ -15,7 +15,7 @@
 # source tree makes kbuild use relative paths, so the two builds issue the
 # same compiler commands and share ccache hits.)
 #
-# Targets: all (build), run, shell, test, exec, bench-free helpers below.
+# Targets: all (build), run, shell, test, exec; `make help` lists them.
 # Every target takes IMPL=ours|upstream, SMP=<n> and QEMU_OPTS='<flags>'.
 # IMPL=next is ours plus the next/ layer: work in progress behind a switch.
 
@@ -51,7 +51,7 @@ export CMD DIR
 all: build
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 	@echo
 	@echo "  make            build the kernel (IMPL=$(IMPL))"
 	@echo "  make run        boot it and show the samples at work"
