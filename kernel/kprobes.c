@@ -118,16 +118,18 @@ NOKPROBE_SYMBOL(kprobe_site_lookup);
 /* ---- counting misses ----------------------------------------------------- */
 
 /*
- * nmissed is bumped from any CPU, NMI-like context included: a lock-free
- * increment that never loses a count (issue #5 checks exact shortfalls).
+ * nmissed (kprobe: unsigned long, kretprobe: int) is bumped from any CPU,
+ * NMI-like context included: a lock-free increment that never loses a
+ * count, so a miss count can be checked exactly.
  */
-static nokprobe_inline void kprobe_count_miss(unsigned long *n)
-{
-	unsigned long old = READ_ONCE(*n);
-
-	while (!try_cmpxchg(n, &old, old + 1))
-		;
-}
+#define kprobe_count_miss(n)						\
+	do {								\
+		typeof(n) __n = (n);					\
+		typeof(*__n) __old = READ_ONCE(*__n);			\
+									\
+		while (!try_cmpxchg(__n, &__old, __old + 1))		\
+			;						\
+	} while (0)
 
 /**
  * kprobes_inc_nmissed_count() - count a hit that ran no handler
@@ -172,8 +174,7 @@ int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs)
 	list_for_each_entry_rcu(kp, &s->probes, list) {
 		if (kprobe_disabled(kp) || !kp->pre_handler)
 			continue;
-		f->kp = kp;
-		__this_cpu_write(current_kprobe, kp);
+		kprobe_frame_set_kp(f, kp);
 		if (kp->pre_handler(kp, regs))
 			return 1;
 	}
@@ -195,8 +196,7 @@ void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs)
 	list_for_each_entry_rcu(kp, &s->probes, list) {
 		if (kprobe_disabled(kp) || !kp->post_handler)
 			continue;
-		f->kp = kp;
-		__this_cpu_write(current_kprobe, kp);
+		kprobe_frame_set_kp(f, kp);
 		kp->post_handler(kp, regs, 0);
 	}
 }
@@ -1118,16 +1118,6 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 		objpool_drop(ri, &rph->pool);	/* orphan: the pool is draining */
 }
 
-static void kretprobe_count_miss(int *n)
-{
-	int old = READ_ONCE(*n);
-
-	while (!try_cmpxchg(n, &old, old + 1))
-		;
-}
-
-NOKPROBE_SYMBOL(kretprobe_count_miss);
-
 /* the kretprobe's entry kprobe: take an instance, divert the return */
 static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
@@ -1137,7 +1127,7 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 
 	ri = objpool_pop(&rph->pool);
 	if (!ri) {
-		kretprobe_count_miss(&rp->nmissed);
+		kprobe_count_miss(&rp->nmissed);
 		return 0;
 	}
 	ri->task = current;
@@ -1212,11 +1202,9 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 			rp = get_kretprobe(ri);
 			if (rp && rp->handler) {
 				/* bpf and fault handling look at current_kprobe */
-				kprobe_frame_top(kcb)->kp = &rp->kp;
-				__this_cpu_write(current_kprobe, &rp->kp);
+				kprobe_frame_set_kp(kprobe_frame_top(kcb), &rp->kp);
 				rp->handler(ri, regs);
-				kprobe_frame_top(kcb)->kp = &kprobe_busy;
-				__this_cpu_write(current_kprobe, &kprobe_busy);
+				kprobe_frame_set_kp(kprobe_frame_top(kcb), &kprobe_busy);
 			}
 		}
 		/* off the list only now: unwinds from the handler still find it */

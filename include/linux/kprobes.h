@@ -468,6 +468,14 @@ extern bool kprobes_all_disarmed;
  * nested hit (a handler hitting a probe, an NMI during a single-step)
  * pushes another above it.  current_kprobe mirrors the top frame's kp.
  */
+/* f is the top frame: it now stands for kp (current_kprobe follows) */
+static nokprobe_inline void kprobe_frame_set_kp(struct kprobe_frame *f,
+						struct kprobe *kp)
+{
+	f->kp = kp;
+	__this_cpu_write(current_kprobe, kp);
+}
+
 static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlblk *kcb,
 							      struct kprobe_site *s,
 							      struct kprobe *kp,
@@ -480,9 +488,8 @@ static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlb
 		panic("kprobes: hits nested deeper than %d\n", KPROBE_NEST_MAX);
 	f = &kcb->frame[kcb->depth++];
 	f->site = s;
-	f->kp = kp;
 	f->status = status;
-	__this_cpu_write(current_kprobe, kp);
+	kprobe_frame_set_kp(f, kp);
 	return f;
 }
 

@@ -451,6 +451,15 @@ static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_execute);
 
+/* the slot a frame is single-stepping in, or NULL */
+static nokprobe_inline kprobe_opcode_t *kprobe_frame_slot(struct kprobe_frame *f)
+{
+	if (!f || !f->site ||
+	    (f->status != KPROBE_HIT_SS && f->status != KPROBE_REENTER))
+		return NULL;
+	return f->site->ainsn.insn;
+}
+
 /* the int3 after a copy was hit: the single-step of the top frame is done */
 static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 			      struct kprobe_frame *f)
@@ -492,6 +501,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_frame *f;
 	struct kprobe_site *s;
+	kprobe_opcode_t *slot;
 
 	if (user_mode(regs))
 		return 0;
@@ -499,10 +509,8 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	/* the int3 after the copy being single-stepped by the top frame? */
 	f = kprobe_frame_top(kcb);
-	if (f && f->site && (f->status == KPROBE_HIT_SS ||
-			     f->status == KPROBE_REENTER) &&
-	    f->site->ainsn.insn &&
-	    addr == (unsigned long)f->site->ainsn.insn + f->site->ainsn.len)
+	slot = kprobe_frame_slot(f);
+	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
 		return kprobe_finish_step(regs, kcb, f);
 
 	s = kprobe_site_lookup(addr);
@@ -547,8 +555,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		kprobe_frame_pop(kcb);
 		return 1;
 	}
-	f->kp = kprobe_site_first(s) ?: &kprobe_busy;
-	__this_cpu_write(current_kprobe, f->kp);
+	kprobe_frame_set_kp(f, kprobe_site_first(s) ?: &kprobe_busy);
 	kprobe_execute(s, regs, kcb, f);
 	return 1;
 }
@@ -565,8 +572,9 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * address and the frame is dropped.  For #PF the fault path then goes on
  * and applies the original's exception-table fixup itself; for #GP (and
  * #VE), which tried the fixups before asking us, we apply it here.
- * A fault in a handler goes to that probe's fault_handler first; if it fixed things up (returned 1) the fault is
- * done, except for #PF, where 6.12's fault path wants 0 and carries on.
+ * A fault in a handler goes to that probe's fault_handler first; if it
+ * fixed things up (returned 1) the fault is done, except for #PF, where
+ * 6.12's fault path wants 0 and carries on.
  *
  * Return: 1 if the fault was handled here.
  */
@@ -574,14 +582,13 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_frame *f = kprobe_frame_top(kcb);
+	kprobe_opcode_t *slot = kprobe_frame_slot(f);
 	struct kprobe *kp;
 
 	if (!f)
 		return 0;
-	if ((f->status == KPROBE_HIT_SS || f->status == KPROBE_REENTER) &&
-	    f->site && f->site->ainsn.insn &&
-	    regs->ip >= (unsigned long)f->site->ainsn.insn &&
-	    regs->ip < (unsigned long)f->site->ainsn.insn + f->site->ainsn.len) {
+	if (slot && regs->ip >= (unsigned long)slot &&
+	    regs->ip < (unsigned long)slot + f->site->ainsn.len) {
 		regs->ip = f->site->addr;
 		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
 		kprobe_frame_pop(kcb);
