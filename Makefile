@@ -46,7 +46,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness exec clean distclean help
+	test-guest test-harness exec bench clean distclean help
 
 all: build
 
@@ -59,6 +59,8 @@ help:
 	@echo "  make test       every suite in the guest + harness self-tests"
 	@echo "  make exec DIR=<host dir> CMD='<command>'"
 	@echo "                  run CMD in the guest with DIR at /mnt/host"
+	@echo "  make bench      probe and registration cost, ours beside upstream"
+	@echo "                  (build/bench/bench.{txt,csv,png})"
 
 # Installs what is missing (apt-get as root) or names the command to run.
 deps:
@@ -97,6 +99,13 @@ test-guest: build
 
 test-harness: build
 	@$(H)/test.sh harness
+
+# Probe and registration cost of both implementations, side by side:
+# boots each kernel plainly and twice under -icount (harness/bench.sh).
+bench:
+	@$(MAKE) --no-print-directory IMPL=ours build
+	@$(MAKE) --no-print-directory IMPL=upstream build
+	@$(H)/bench.sh
 
 clean:
 	rm -rf $(BUILD)/ours $(BUILD)/upstream $(BUILD)/tree-* $(BUILD)/logs

@@ -68,7 +68,8 @@ fi
 log=$LOGS/${RUN_NAME:-$mode}-$IMPL.log
 args=(--mode "$mode" --log "$log" --timeout "$TIMEOUT" --boot-timeout "$BOOT_TIMEOUT")
 [ "$mode" = test ] && args+=(--results "$LOGS/results-${RUN_NAME:-test}-$IMPL.json")
-if [ "$mode" = test ] && grep -q '^CONFIG_KPROBES_SANITY_TEST=y' "$KOBJ/.config"; then
+if [ "$mode" = test ] && grep -q '^CONFIG_KPROBES_SANITY_TEST=y' "$KOBJ/.config" &&
+   [[ " ${KERNEL_ARGS:-} " != *" kunit.enable=0 "* ]]; then
 	args+=(--expect-kunit kprobes_test)
 fi
 [ "$mode" = exec ] || say "booting $IMPL: -smp $SMP ${QEMU_OPTS:+$QEMU_OPTS }(console: ${log#"$REPO"/})"

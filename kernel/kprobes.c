@@ -31,7 +31,8 @@
  *  kprobe_mutex serialises every change to sites, the hash table, the
  *  all-sites list and the blacklist.  The arch takes text_mutex around
  *  each poke (inside kprobe_mutex); ftrace sites change ftrace filters,
- *  which take text_mutex themselves, so the core never holds it.  The hit path
+ *  which take text_mutex themselves, so the core holds it only for the
+ *  reserved-text checks at register (outside kprobe_mutex).  The hit path
  *  takes no lock: it relies on
  *   (1) a site is in the hash table before its int3 is written, and stays
  *       there until after its int3 is removed and a grace period passed;
@@ -424,7 +425,13 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	int ret = 0;
 
 	*probed_mod = NULL;
+	/*
+	 * The patchers' own locks, in their order (jump_label_mutex, then
+	 * text_mutex), so none of them is mid-way through adding sites
+	 * while we look; alternatives_text_reserved() asserts text_mutex.
+	 */
 	jump_label_lock();
+	mutex_lock(&text_mutex);
 	preempt_disable();
 	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
 	    in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
@@ -432,9 +439,16 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 		ret = -EINVAL;
 		goto out;
 	}
+	/*
+	 * Jump labels and static calls take an inclusive range; 6.12's
+	 * alternatives_text_reserved() an exclusive end, so (addr, addr)
+	 * would never match there: ask about the byte at addr, where a
+	 * LOCK_PREFIX sits (upstream 6.12 asks (addr, addr), and so never
+	 * refuses a .smp_locks prefix).
+	 */
 	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
 	    static_call_text_reserved((void *)addr, (void *)addr) ||
-	    alternatives_text_reserved((void *)addr, (void *)addr)) {
+	    alternatives_text_reserved((void *)addr, (void *)addr + 1)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -456,6 +470,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	}
 out:
 	preempt_enable();
+	mutex_unlock(&text_mutex);
 	jump_label_unlock();
 	return ret;
 }
@@ -514,6 +529,8 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	int ret = 0;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* read by the hit path: a post_handler rules out boosting */
+	WRITE_ONCE(s->has_post, post);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* ftrace sites with a post_handler use the IPMODIFY ops */
 		if ((s->flags & KPROBE_SITE_ARMED) && post != s->armed_post) {
@@ -560,6 +577,15 @@ static bool __kprobe_batch_commit(struct kprobe_batch *b, bool want_gp)
 	if (list_empty(&b->to_free) && !want_gp)
 		return false;
 	synchronize_rcu();
+	/*
+	 * A boosted copy runs in its slot after the trap returned, with
+	 * interrupts on: on a preemptible kernel a task can be preempted
+	 * there and resume later.  Its slot may be freed only after every
+	 * task passed a voluntary switch.  (Without TASKS_RCU, i.e. with
+	 * no preemption, the grace period above already covers it.)
+	 */
+	if (IS_ENABLED(CONFIG_TASKS_RCU) && !list_empty(&b->to_free))
+		synchronize_rcu_tasks();
 	list_for_each_entry_safe(s, n, &b->to_free, free_list) {
 		list_del(&s->free_list);
 		arch_release_site(s);
@@ -711,6 +737,9 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 	if (on_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	p->opcode = s->ainsn.orig[0];
+	/* no hit may boost past p's post_handler once p is on the list */
+	if (p->post_handler)
+		WRITE_ONCE(s->has_post, true);
 	list_add_tail_rcu(&p->list, &s->probes);
 	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
 		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));

@@ -31,7 +31,7 @@
 #include <linux/string.h>
 #include <asm/text-patching.h>
 
-#define KPROBE_SLOT_SIZE	32
+/* KPROBE_SLOT_SIZE is the arch's: it knows what it puts in a slot */
 #define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_SIZE)
 
 struct kprobe_insn_page {

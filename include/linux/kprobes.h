@@ -452,6 +452,7 @@ struct kprobe_site {
 	unsigned long addr;
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
 	bool armed_post;		/* ftrace: armed on the IPMODIFY ops */
+	bool has_post;			/* a probe has a post_handler: no boost */
 	struct arch_specific_insn ainsn;
 };
 

@@ -37,12 +37,24 @@ enum kprobe_insn_kind {
 	KP_EMULATE_CLI,		/* cli: clear IF in regs */
 };
 
+/*
+ * A KP_STEP instruction may also be boosted: when no probe at the site has
+ * a post_handler, a second copy at KPROBE_BOOST_OFFSET in the slot, followed
+ * by a jump back to the next original instruction, runs straight after
+ * the pre_handlers, with no second trap.
+ */
+#define KPROBE_SLOT_SIZE	32
+#define KPROBE_BOOST_OFFSET	16
+
 /* Fix-ups after a KP_STEP single-step. */
 #define KP_FIX_PUSHF	0x01	/* pushf: the pushed IF must be the real one */
 #define KP_FIX_POPF	0x02	/* popf: IF comes from the popped value */
 
 struct arch_specific_insn {
-	/* the slot: a copy of the insn (RIP-relative fixed) + int3 */
+	/*
+	 * the slot: a copy of the insn (RIP-relative fixed) + int3, and if
+	 * boostable another copy + jmp back at KPROBE_BOOST_OFFSET
+	 */
 	kprobe_opcode_t *insn;
 	/* the original instruction bytes, for decoding and disarming */
 	u8 orig[MAX_INSN_SIZE];
@@ -52,6 +64,7 @@ struct arch_specific_insn {
 	u8 cond;		/* jcc: condition nibble; loop: opcode */
 	s32 rel;		/* jmp/jcc/call: displacement; ret: imm16 */
 	bool indirect_call;	/* KP_EMULATE_INDIRECT: call, not jmp */
+	bool boostable;		/* KP_STEP with a boost copy in the slot */
 };
 
 /* One level of hit state; nested hits (re-entry, NMI) push another. */

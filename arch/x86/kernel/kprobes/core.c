@@ -26,6 +26,12 @@
  *    A RIP-relative operand in the copy has its displacement adjusted so
  *    it still addresses what the original did; slots are allocated within
  *    +-2GB of kernel text for that reason.  pushf/popf get their IF fixed.
+ *  - Boost: when no probe at the site has a post_handler, nothing is left
+ *    to do after the instruction, so the trap returns straight into a
+ *    second copy in the slot that ends in a jump back to the next original
+ *    instruction: one trap per hit instead of two.  Decided per
+ *    instruction at registration (insn_boostable(): not with an exception
+ *    table entry, not popf) and per hit (has_post of the site).
  *
  * Refused: int3/int n/into/int1, iret, far transfers, syscall/sysret/
  * sysenter/sysexit, hlt (would stop with IF off), sti (its interrupt
@@ -156,6 +162,8 @@ static bool insn_refused(struct insn *insn)
 	case 0xfb:					/* sti */
 	case 0x62:					/* EVEX/bound: not in kernel text */
 		return true;
+	case 0xc7:	/* xbegin: its abort target is IP-relative */
+		return insn->modrm.value == 0xf8;
 	case 0xff:	/* far indirect call/jmp */
 		return X86_MODRM_REG(insn->modrm.value) == 3 ||
 		       X86_MODRM_REG(insn->modrm.value) == 5;
@@ -232,34 +240,89 @@ static void classify(struct insn *insn, struct arch_specific_insn *ai)
 }
 
 /*
- * Write the copy for out-of-line execution into the slot: the original
- * bytes, RIP-relative displacement adjusted for the new location, then
- * an int3 that brings us back.
+ * May the copy run with no trap after it (boost)?  It then runs as plain
+ * code: interrupts as they were, no kprobe state, outside the probe's
+ * reach.  So not if a fault in it needs the fixup recorded for the
+ * original address (the exception table knows only that), nor popf
+ * (changes IF: its effect must be seen at the original place, under our
+ * fixup), nor a segment load (mov to %ss has an interrupt shadow).  It
+ * must also fit in the second half of the slot with its jump back.
+ */
+static bool insn_boostable(struct kprobe_site *s, struct insn *insn)
+{
+	struct arch_specific_insn *ai = &s->ainsn;
+
+	if (ai->kind != KP_STEP || (ai->fixups & KP_FIX_POPF))
+		return false;
+	if (ai->len + JMP32_INSN_SIZE > KPROBE_SLOT_SIZE - KPROBE_BOOST_OFFSET)
+		return false;
+	if (insn->opcode.bytes[0] == 0x8e)	/* mov to sreg */
+		return false;
+	return !search_exception_tables(s->addr);
+}
+
+/*
+ * Put a copy of the instruction at @to, its RIP-relative displacement
+ * adjusted so it addresses what the original at s->addr did.
+ */
+static int copy_insn(struct kprobe_site *s, struct insn *insn,
+		     kprobe_opcode_t *to, u8 *buf)
+{
+	struct arch_specific_insn *ai = &s->ainsn;
+
+	memcpy(buf, ai->orig, ai->len);
+	if (insn_rip_relative(insn)) {
+		/* target = addr + len + disp == to + len + new disp */
+		s64 disp = (s64)s->addr + insn->displacement.value - (s64)to;
+		unsigned int off = insn_offset_displacement(insn);
+
+		if (disp != (s32)disp)
+			return -ERANGE;
+		*(s32 *)(buf + off) = (s32)disp;
+	}
+	return 0;
+}
+
+/*
+ * Write the copies for out-of-line execution into the slot: at 0 the
+ * instruction followed by an int3 that brings us back (single-step), and
+ * if it is boostable, at KPROBE_BOOST_OFFSET the instruction followed by
+ * a jump to the next original instruction.
  */
 static int prepare_slot(struct kprobe_site *s, struct insn *insn)
 {
 	struct arch_specific_insn *ai = &s->ainsn;
-	u8 buf[MAX_INSN_SIZE + INT3_INSN_SIZE];
-	kprobe_opcode_t *slot;
+	u8 buf[KPROBE_SLOT_SIZE];
+	kprobe_opcode_t *slot, *boost;
+	int ret;
 
 	slot = get_insn_slot();
 	if (!slot)
 		return -ENOMEM;
-	memcpy(buf, ai->orig, ai->len);
-	if (insn_rip_relative(insn)) {
-		/* target = addr + len + disp == slot + len + new disp */
-		s64 disp = (s64)s->addr + insn->displacement.value - (s64)slot;
-		unsigned int off = insn_offset_displacement(insn);
-
-		if (disp != (s32)disp) {
-			free_insn_slot(slot, 0);
-			return -ERANGE;
-		}
-		*(s32 *)(buf + off) = (s32)disp;
+	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
+	ret = copy_insn(s, insn, slot, buf);
+	if (ret) {
+		free_insn_slot(slot, 0);
+		return ret;
 	}
 	buf[ai->len] = INT3_INSN_OPCODE;
+
+	boost = slot + KPROBE_BOOST_OFFSET;
+	ai->boostable = insn_boostable(s, insn) &&
+			!copy_insn(s, insn, boost, buf + KPROBE_BOOST_OFFSET);
+	if (ai->boostable) {
+		unsigned long from = (unsigned long)boost + ai->len;
+		s64 rel = (s64)(s->addr + ai->len) - (s64)(from + JMP32_INSN_SIZE);
+
+		if (rel == (s32)rel)
+			__text_gen_insn(buf + KPROBE_BOOST_OFFSET + ai->len,
+					JMP32_INSN_OPCODE, (void *)from,
+					(void *)(s->addr + ai->len), JMP32_INSN_SIZE);
+		else
+			ai->boostable = false;
+	}
 	mutex_lock(&text_mutex);
-	text_poke(slot, buf, ai->len + INT3_INSN_SIZE);
+	text_poke(slot, buf, ai->boostable ? KPROBE_SLOT_SIZE : ai->len + INT3_INSN_SIZE);
 	mutex_unlock(&text_mutex);
 	ai->insn = slot;
 	return 0;
@@ -438,6 +501,16 @@ static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
 			f->status = KPROBE_HIT_SSDONE;
 			kprobe_site_post(s, regs);
 		}
+		kprobe_frame_pop(kcb);
+		return;
+	}
+	if (s->ainsn.boostable && !READ_ONCE(s->has_post)) {
+		/*
+		 * Boost: nothing to do after the copy, so run it as plain
+		 * code, interrupts as they were, and let its jump bring it
+		 * back.  The hit is over as we return from the trap.
+		 */
+		regs->ip = (unsigned long)s->ainsn.insn + KPROBE_BOOST_OFFSET;
 		kprobe_frame_pop(kcb);
 		return;
 	}

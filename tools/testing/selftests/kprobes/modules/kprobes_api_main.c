@@ -24,6 +24,9 @@
 #include <linux/cpumask.h>
 #include <linux/atomic.h>
 #include <linux/vmalloc.h>
+#include <linux/jump_label.h>
+#include <linux/static_call.h>
+#include <linux/bug.h>
 
 #include "kpt_ktap.h"
 #include "kprobes_api_targets.h"
@@ -578,6 +581,180 @@ static int t_bad_input(void)
 	return kpt_failed;
 }
 
+/* ---- text another patcher owns ------------------------------------------- */
+
+/*
+ * A jump label, a static call and a WARN() in this module: their sites are
+ * listed in this module's own tables (struct module), which is how the
+ * test finds their addresses without decoding anything.
+ */
+static DEFINE_STATIC_KEY_FALSE(kpt_key);
+
+static noinline int kpt_jump_label_fn(int x)
+{
+	if (static_branch_unlikely(&kpt_key))
+		return x + 2;
+	return x + 1;
+}
+
+static int kpt_sc_impl(int x)
+{
+	return x + 1;
+}
+
+DEFINE_STATIC_CALL(kpt_sc, kpt_sc_impl);
+
+static noinline int kpt_static_call_fn(int x)
+{
+	return static_call(kpt_sc)(x);
+}
+
+static noinline int kpt_warn_fn(int x)
+{
+	WARN_ON_ONCE(x == -12345);	/* never true: only its ud2 site counts */
+	return x + 1;
+}
+
+static int (*volatile call_jump_label_fn)(int) = kpt_jump_label_fn;
+static int (*volatile call_static_call_fn)(int) = kpt_static_call_fn;
+static int (*volatile call_warn_fn)(int) = kpt_warn_fn;
+
+static unsigned long first_jump_label_site(void)
+{
+#ifdef CONFIG_JUMP_LABEL
+	if (THIS_MODULE->num_jump_entries)
+		return jump_entry_code(&THIS_MODULE->jump_entries[0]);
+#endif
+	return 0;
+}
+
+static unsigned long first_static_call_site(void)
+{
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	if (THIS_MODULE->num_static_call_sites) {
+		struct static_call_site *site = THIS_MODULE->static_call_sites;
+
+		return (unsigned long)&site->addr + site->addr;
+	}
+#endif
+	return 0;
+}
+
+static unsigned long first_bug_site(void)
+{
+#ifdef CONFIG_GENERIC_BUG
+	if (THIS_MODULE->num_bugs) {
+		struct bug_entry *bug = THIS_MODULE->bug_table;
+
+#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
+		return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
+#else
+		return bug->bug_addr;
+#endif
+	}
+#endif
+	return 0;
+}
+
+/*
+ * Jump labels and static calls rewrite their sites at run time and a
+ * BUG()/WARN() site is a ud2 that must trap as itself: registration refuses
+ * them, ours with -EBUSY for a site another patcher owns and -EINVAL for
+ * the ud2 (upstream answers -EINVAL to all three), and nothing is armed.
+ */
+static int t_bad_input_patched_sites(void)
+{
+	int busy = upstream ? -EINVAL : -EBUSY;
+	unsigned long jl = first_jump_label_site();
+	unsigned long sc = first_static_call_site();
+	unsigned long bug = first_bug_site();
+	struct kprobe kp;
+	int fails = 0;
+
+	KPT_ASSERT(IS_ENABLED(CONFIG_JUMP_LABEL) && jl);
+	KPT_ASSERT(IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) && sc);
+	KPT_ASSERT(bug);
+	/* the sites are where the test thinks: inside the three functions */
+	KPT_EXPECT(jl > (unsigned long)call_jump_label_fn &&
+		   jl < (unsigned long)call_jump_label_fn + 64);
+	KPT_EXPECT(sc > (unsigned long)call_static_call_fn &&
+		   sc < (unsigned long)call_static_call_fn + 64);
+	KPT_EXPECT(bug > (unsigned long)call_warn_fn &&
+		   bug < (unsigned long)call_warn_fn + 64);
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)jl;
+	kp.pre_handler = pre_record;
+	fails += bad(&kp, busy);
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)sc;
+	kp.pre_handler = pre_record;
+	fails += bad(&kp, busy);
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)bug;
+	kp.pre_handler = pre_record;
+	fails += bad(&kp, -EINVAL);
+	KPT_EXPECT_EQ(fails, 0);
+
+	/* nothing was armed: the functions run as before, no handler */
+	reset();
+	KPT_EXPECT_EQ(call_jump_label_fn(1), 2);
+	static_branch_enable(&kpt_key);
+	KPT_EXPECT_EQ(call_jump_label_fn(1), 3);
+	static_branch_disable(&kpt_key);
+	KPT_EXPECT_EQ(call_static_call_fn(4), 5);
+	KPT_EXPECT_EQ(call_warn_fn(7), 8);
+	KPT_EXPECT_EQ(h.pre, 0);
+	return kpt_failed;
+}
+
+/*
+ * A lock prefix listed in .smp_locks belongs to alternatives only while
+ * the kernel runs uniprocessor with a CPU that may still come up (boot
+ * with maxcpus=1): the prefix is then a nop that a CPU hotplug turns back
+ * into lock, and registration refuses it.  On an SMP boot nothing ever
+ * rewrites it again, and a probe there single-steps the locked increment.
+ */
+static int t_alternatives_lock_prefix(void)
+{
+	static void (*volatile call_lock)(long *) = kpt_asm_lock;
+	bool up = num_online_cpus() == 1 && num_possible_cpus() > 1;
+	struct kprobe kp;
+	long v = 5;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)((char *)call_lock + kpt_asm_lock_off);
+	kp.pre_handler = pre_record;
+	kp.post_handler = post_record;
+	pr_info("# %s boot: lock prefix %s (byte %02x)\n",
+		up ? "uniprocessor" : "SMP",
+		up ? "owned by alternatives" : "fixed", *(u8 *)kp.addr);
+	if (up && upstream && !register_kprobe(&kp)) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("upstream accepts it: it asks alternatives_text_reserved(addr, addr), an empty range in 6.12");
+	}
+	if (up) {
+		KPT_EXPECT_EQ(bad(&kp, -EBUSY), 0);
+		reset();
+		call_lock(&v);
+		KPT_EXPECT_EQ(v, 6);
+		KPT_EXPECT_EQ(h.pre, 0);
+		return kpt_failed;
+	}
+	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
+	reset();
+	call_lock(&v);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(v, 6);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 1);
+	/* post_handler sees the IP after the 4-byte lock incq (%rdi) */
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kp.addr + 4);
+	return kpt_failed;
+}
+
 static int t_double_register(void)
 {
 	struct kprobe kp;
@@ -873,7 +1050,8 @@ static int t_kretprobe_absurd_maxactive(void)
  * its exception-table fixup applies, no post_handler runs, and nothing is
  * left of the hit (the next hit runs its handlers normally).
  */
-static int t_fault_in_single_step(void)
+/* once with a post_handler (single-step), once without (may be boosted) */
+static int fault_in_copy(bool post)
 {
 	struct kprobe kp;
 	long good = 4242;
@@ -886,24 +1064,86 @@ static int t_fault_in_single_step(void)
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
 	kp.pre_handler = pre_record;
-	kp.post_handler = post_record;
+	kp.post_handler = post ? post_record : NULL;
 	reset();
 	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
 	KPT_EXPECT_EQ(call_load(&good), 4242);
-	KPT_EXPECT(h.pre == 1 && h.post == 1);
-	KPT_EXPECT_EQ(h.post_ax, 4242);
+	KPT_EXPECT(h.pre == 1 && h.post == post);
+	if (post)
+		KPT_EXPECT_EQ(h.post_ax, 4242);
 
 	KPT_EXPECT_EQ(call_load(bad), -EFAULT);
 	KPT_EXPECT_EQ(h.pre, 2);	/* the probe was hit */
-	KPT_EXPECT_EQ(h.post, 1);	/* the instruction did not complete */
+	KPT_EXPECT_EQ(h.post, post);	/* the instruction did not complete */
 
 	/* a frame left behind would make this a re-entry: no handlers */
 	KPT_EXPECT_EQ(call_load(&good), 4242);
-	KPT_EXPECT(h.pre == 3 && h.post == 2);
+	KPT_EXPECT(h.pre == 3 && h.post == 2 * post);
 
 	unregister_kprobe(&kp);
 	vfree(area);
 	KPT_EXPECT_EQ(kp.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * A fault in the copied instruction, whose original has an exception-table
+ * fixup, is fixed up as if the original had faulted; without a
+ * post_handler too (such an instruction is never boosted: the fixup is
+ * known only for the original address).
+ */
+static int t_fault_in_single_step(void)
+{
+	fault_in_copy(true);
+	fault_in_copy(false);
+	return kpt_failed;
+}
+
+/*
+ * Pre-only probes may be boosted (no second trap); with a post_handler they
+ * single-step.  Both must leave the same registers and results, the
+ * RIP-relative load included (its copy's displacement is fixed).
+ */
+static int t_boost_and_single_step_agree(void)
+{
+	static long (*volatile call_riprel)(long) = kpt_asm_riprel;
+	unsigned long ax[2], di[2];
+	struct kprobe kp, kr;
+	int post;
+
+	for (post = 0; post < 2; post++) {
+		init_probe(&kp);
+		kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+		kp.pre_handler = pre_record;
+		kp.post_handler = post ? post_record : NULL;
+		init_probe(&kr);
+		kr.addr = (kprobe_opcode_t *)call_riprel;
+		kr.pre_handler = pre_record;
+		kr.post_handler = post ? post_record : NULL;
+		KPT_ASSERT_EQ(register_kprobe(&kp), 0);
+		if (register_kprobe(&kr)) {
+			unregister_kprobe(&kp);
+			KPT_ASSERT(0);
+		}
+		reset();
+		KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
+		ax[post] = h.pre_ax;
+		di[post] = h.pre_di;
+		KPT_EXPECT_EQ(call_riprel(7), 0x5a5a5a5a5aL + 7);
+		KPT_EXPECT_EQ(h.pre, 2);
+		KPT_EXPECT_EQ(h.post, 2 * post);
+		if (post)	/* after the load: rax holds the loaded value */
+			KPT_EXPECT_EQ(h.post_ax, 0x5a5a5a5a5aL);
+		/* many hits in a row: a boosted copy always comes back */
+		KPT_EXPECT_EQ(call_asm(-1), KPT_ASM_BASE - 1);
+		KPT_EXPECT_EQ(call_riprel(-7), 0x5a5a5a5a5aL - 7);
+		unregister_kprobe(&kr);
+		unregister_kprobe(&kp);
+		KPT_EXPECT_EQ(kp.nmissed + kr.nmissed, 0);
+	}
+	KPT_EXPECT_EQ(ax[0], ax[1]);
+	KPT_EXPECT_EQ(di[0], 5);
+	KPT_EXPECT_EQ(di[1], 5);
 	return kpt_failed;
 }
 
@@ -1049,10 +1289,13 @@ static const struct kpt_case cases[] = {
 	{ "batch_register", t_batch_register },
 	{ "batch_rollback", t_batch_rollback },
 	{ "bad_input", t_bad_input },
+	{ "bad_input_patched_sites", t_bad_input_patched_sites },
+	{ "alternatives_lock_prefix", t_alternatives_lock_prefix },
 	{ "double_register", t_double_register },
 	{ "emulated_instructions", t_emulated_instructions },
 	{ "emulated_indirect_call_mem", t_emulated_indirect_call_mem },
 	{ "fault_in_single_step", t_fault_in_single_step },
+	{ "boost_and_single_step_agree", t_boost_and_single_step_agree },
 	{ "gp_in_single_step", t_gp_in_single_step },
 	{ "fault_in_handler", t_fault_in_handler },
 	{ "kretprobe_return_value", t_kretprobe_return_value },

@@ -13,6 +13,7 @@
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
+#include <asm/alternative.h>
 
 	.text
 SYM_FUNC_START(kpt_asm)
@@ -64,7 +65,26 @@ SYM_FUNC_START(kpt_asm_helper)
 	RET
 SYM_FUNC_END(kpt_asm_helper)
 
+/*
+ * void kpt_asm_lock(long *p): atomically ++*p.  The lock prefix is listed
+ * in .smp_locks: on a uniprocessor boot alternatives turn it into a nop,
+ * and back into lock when a second CPU comes up, so it is a patched site.
+ */
+SYM_FUNC_START(kpt_asm_lock)
+.Llock:	LOCK_PREFIX
+	incq	(%rdi)
+	RET
+SYM_FUNC_END(kpt_asm_lock)
+
+/* long kpt_asm_riprel(long x): kpt_riprel_val + x, the load RIP-relative */
+SYM_FUNC_START(kpt_asm_riprel)
+	movq	kpt_riprel_val(%rip), %rax
+	addq	%rdi, %rax
+	RET
+SYM_FUNC_END(kpt_asm_riprel)
+
 	.data
+SYM_DATA(kpt_riprel_val, .quad 0x5a5a5a5a5a)
 SYM_DATA(kpt_helper_ptr, .quad kpt_asm_helper)
 
 	.section .rodata
@@ -76,3 +96,4 @@ SYM_DATA(kpt_asm_load_off, .long .Lload - kpt_asm_load)
 SYM_DATA(kpt_asm_off_mov, .long .Lmov - kpt_asm)
 SYM_DATA(kpt_asm_off_add, .long .Ladd - kpt_asm)
 SYM_DATA(kpt_asm_off_ret, .long .Lret - kpt_asm)
+SYM_DATA(kpt_asm_lock_off, .long .Llock - kpt_asm_lock)

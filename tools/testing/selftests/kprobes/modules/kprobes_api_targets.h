@@ -22,4 +22,12 @@ long kpt_asm_helper(void);
 extern const int kpt_branch_off[8];
 enum { B_JZ, B_CALL, B_ICR, B_ICM, B_JMP, B_ZERO, B_OUT, H_RET };
 
+/* kpt_riprel_val + x; the first instruction loads it RIP-relative */
+long kpt_asm_riprel(long x);
+extern long kpt_riprel_val;
+
+/* atomically ++*p; the offset is that of the lock prefix (.smp_locks) */
+void kpt_asm_lock(long *p);
+extern const int kpt_asm_lock_off;
+
 #endif /* KPROBES_API_TARGETS_H */
