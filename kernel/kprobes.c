@@ -14,8 +14,10 @@
  *    address.  The hit path (int3, ftrace) looks a site up without locks.
  *  - Registration: address resolution, the safety checks (instruction
  *    boundary, blacklist, text owned by other patchers), arming and
- *    disarming in batches (one text_poke_sync() and one RCU grace period
- *    for a whole register_kprobes()/unregister_kprobes() call).
+ *    disarming in batches (one text_poke_sync() for a whole
+ *    register_kprobes()/unregister_kprobes() call, whose IPI round also
+ *    waits out the hits under way; retired sites are freed after a grace
+ *    period, in the background).
  *  - The blacklist: NOKPROBE_SYMBOL() entries of the kernel and of each
  *    module, .kprobes.text, .noinstr.text, and the arch's (entry text).
  *  - Kretprobes with instance pools: a per-kretprobe objpool of maxactive
@@ -36,10 +38,15 @@
  *  takes no lock: it relies on
  *   (1) a site is in the hash table before its int3 is written, and stays
  *       there until after its int3 is removed and a grace period passed;
+ *       its memory (and slot) is freed only after that grace period;
  *   (2) a probe is on its site's list before the site is armed for it,
- *       and its memory is not given back to the caller until a grace
- *       period after it left the list (handlers run with preemption off,
- *       which synchronize_rcu() waits for, NMI-like int3 context included).
+ *       and its memory is not given back to the caller until every hit
+ *       that might have seen it on the list has ended.  Hits run with
+ *       interrupts off from the lookup to the last handler, so one IPI
+ *       round to all CPUs (text_poke_sync()) waits them out; it is much
+ *       cheaper than a grace period, which unregister_kprobe() would
+ *       otherwise pay per call.  Kretprobes still wait a grace period:
+ *       their trampoline runs with interrupts on.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -479,18 +486,21 @@ out:
 
 /*
  * A batch of text changes: sites to arm or disarm are patched by
- * kprobe_batch_commit() with one text_poke_sync() for all of them (ftrace
- * sites change their ftrace filter instead); sites to free wait for one
- * grace period together.
+ * kprobe_batch_commit() with one text_poke_sync() for all of them; ftrace
+ * sites are collected and their filters changed by kprobe_batch_ftrace()
+ * with one ftrace update per direction; sites to free wait for one grace
+ * period together.
  */
 struct kprobe_batch {
 	struct list_head to_free;	/* sites, via ->free_list */
+	struct list_head ftrace;	/* ftrace sites to re-sync, ->ftrace_node */
 	bool poked;			/* text_poke() done, sync owed */
 };
 
 static void kprobe_batch_init(struct kprobe_batch *b)
 {
 	INIT_LIST_HEAD(&b->to_free);
+	INIT_LIST_HEAD(&b->ftrace);
 	b->poked = false;
 }
 
@@ -521,33 +531,25 @@ static bool site_has_post(struct kprobe_site *s)
  * live, some probe on it is enabled, and kprobes are not globally
  * disarmed.  Called with kprobe_mutex held.
  */
+static bool site_wants_armed(struct kprobe_site *s)
+{
+	return !(s->flags & KPROBE_SITE_GONE) && !kprobes_all_disarmed &&
+	       site_enabled(s);
+}
+
 static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 {
-	bool want = !(s->flags & KPROBE_SITE_GONE) && !kprobes_all_disarmed &&
-		    site_enabled(s);
+	bool want = site_wants_armed(s);
 	bool post = site_has_post(s);
-	int ret = 0;
 
 	lockdep_assert_held(&kprobe_mutex);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
 	if (s->flags & KPROBE_SITE_FTRACE) {
-		/* ftrace sites with a post_handler use the IPMODIFY ops */
-		if ((s->flags & KPROBE_SITE_ARMED) && post != s->armed_post) {
-			kprobe_ftrace_disarm(s);
-			s->flags &= ~KPROBE_SITE_ARMED;
-		}
-		if (want && !(s->flags & KPROBE_SITE_ARMED)) {
-			ret = kprobe_ftrace_arm(s, post);
-			if (!ret) {
-				s->flags |= KPROBE_SITE_ARMED;
-				s->armed_post = post;
-			}
-		} else if (!want && (s->flags & KPROBE_SITE_ARMED)) {
-			kprobe_ftrace_disarm(s);
-			s->flags &= ~KPROBE_SITE_ARMED;
-		}
-		return ret;
+		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
+		if (list_empty(&s->ftrace_node))
+			list_add_tail(&s->ftrace_node, &b->ftrace);
+		return 0;
 	}
 	if (want && !(s->flags & KPROBE_SITE_ARMED)) {
 		arch_arm_site(s);
@@ -561,42 +563,190 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	return 0;
 }
 
+/* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
+enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
+
 /*
- * Finish a batch: make the pokes visible to every CPU, then (only if
- * sites are to be freed, or the caller asks for it) wait one grace period
- * and free them.  Returns whether a grace period passed.
+ * Bring the ftrace sites on @sites to what their probes want now (hooked
+ * or not, on which ops): the differences go to ftrace in one update per
+ * ops, whatever their number.  @buf has room for FT_LISTS * @cnt
+ * addresses.  Empties @sites.
  */
-static bool __kprobe_batch_commit(struct kprobe_batch *b, bool want_gp)
+static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
+			     int cnt)
+{
+	unsigned long *ips[FT_LISTS];
+	int n[FT_LISTS] = { 0 }, ret = 0, err, i;
+	bool hooked[2] = { true, true };
+	struct kprobe_site *s, *t;
+
+	for (i = 0; i < FT_LISTS; i++)
+		ips[i] = buf + i * cnt;
+	list_for_each_entry(s, sites, ftrace_node) {
+		bool armed = s->flags & KPROBE_SITE_ARMED;
+		bool want = site_wants_armed(s), post = READ_ONCE(s->has_post);
+
+		if (armed && (!want || post != s->armed_post)) {
+			i = s->armed_post ? FT_DEL_IPMODIFY : FT_DEL;
+			ips[i][n[i]++] = s->addr;
+			armed = false;
+		}
+		if (want && !armed) {
+			i = post ? FT_ADD_IPMODIFY : FT_ADD;
+			ips[i][n[i]++] = s->addr;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		err = kprobe_ftrace_update(i, ips[FT_ADD + i], n[FT_ADD + i],
+					   ips[FT_DEL + i], n[FT_DEL + i]);
+		if (err) {
+			hooked[i] = false;
+			ret = ret ?: err;
+		}
+	}
+	/* the same decisions again, now recorded in the sites */
+	list_for_each_entry_safe(s, t, sites, ftrace_node) {
+		bool armed = s->flags & KPROBE_SITE_ARMED;
+		bool want = site_wants_armed(s), post = READ_ONCE(s->has_post);
+
+		list_del_init(&s->ftrace_node);
+		if (armed && (!want || post != s->armed_post))
+			armed = false;
+		if (want && !armed && hooked[post]) {
+			armed = true;
+			s->armed_post = post;
+		}
+		if (armed)
+			s->flags |= KPROBE_SITE_ARMED;
+		else
+			s->flags &= ~KPROBE_SITE_ARMED;
+	}
+	return ret;
+}
+
+/*
+ * Apply the ftrace filter changes a batch collected.  Called with
+ * kprobe_mutex held, before it is dropped, by every path that re-synced
+ * sites.
+ *
+ * Return: 0, or ftrace's error for sites to hook (they stay unhooked;
+ * register_kprobes() then rolls its probes back).
+ */
+static int kprobe_batch_ftrace(struct kprobe_batch *b)
+{
+	unsigned long *buf, one[FT_LISTS];
+	struct kprobe_site *s;
+	int cnt = 0, ret = 0, err;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(s, &b->ftrace, ftrace_node)
+		cnt++;
+	if (!cnt)
+		return 0;
+	buf = kvmalloc_array(FT_LISTS * cnt, sizeof(*buf), GFP_KERNEL);
+	if (buf) {
+		ret = ftrace_sync_sites(&b->ftrace, buf, cnt);
+		kvfree(buf);
+		return ret;
+	}
+	/* no memory for the lists: one site at a time */
+	while (!list_empty(&b->ftrace)) {
+		LIST_HEAD(single);
+
+		list_move(b->ftrace.next, &single);
+		err = ftrace_sync_sites(&single, one, 1);
+		ret = ret ?: err;
+	}
+	return ret;
+}
+
+/*
+ * Sites retired by a batch are freed after a grace period, off the
+ * caller's path: a work item per batch (a shared one could run before
+ * the grace period of sites added to it later).  With TASKS_RCU it also
+ * waits for every task to pass a voluntary switch: a boosted copy runs
+ * preemptible in its slot.
+ */
+struct kprobe_free_work {
+	struct rcu_work rwork;
+	struct list_head sites;
+};
+
+static void kprobe_free_sites(struct list_head *sites)
 {
 	struct kprobe_site *s, *n;
 
-	if (b->poked) {
-		arch_kprobe_poke_sync();
-		b->poked = false;
-	}
-	if (list_empty(&b->to_free) && !want_gp)
-		return false;
-	synchronize_rcu();
-	/*
-	 * A boosted copy runs in its slot after the trap returned, with
-	 * interrupts on: on a preemptible kernel a task can be preempted
-	 * there and resume later.  Its slot may be freed only after every
-	 * task passed a voluntary switch.  (Without TASKS_RCU, i.e. with
-	 * no preemption, the grace period above already covers it.)
-	 */
-	if (IS_ENABLED(CONFIG_TASKS_RCU) && !list_empty(&b->to_free))
-		synchronize_rcu_tasks();
-	list_for_each_entry_safe(s, n, &b->to_free, free_list) {
+	list_for_each_entry_safe(s, n, sites, free_list) {
 		list_del(&s->free_list);
 		arch_release_site(s);
 		kfree(s);
 	}
-	return true;
+}
+
+static void kprobe_free_sites_fn(struct work_struct *work)
+{
+	struct kprobe_free_work *fw =
+		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
+
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	kprobe_free_sites(&fw->sites);
+	kfree(fw);
+}
+
+/* What a batch must wait for besides its pokes (see kprobe_batch_commit()) */
+enum kprobe_wait {
+	KPROBE_WAIT_NONE,	/* nothing: only arming, or sites to free */
+	KPROBE_WAIT_HITS,	/* hits under way: probes were taken off sites */
+	KPROBE_WAIT_GP,		/* a full RCU grace period (kretprobe instances) */
+};
+
+/*
+ * Finish a batch:
+ *  - make its pokes visible to every CPU (one text_poke_sync());
+ *  - KPROBE_WAIT_HITS: wait until no CPU is still running a hit that
+ *    may have seen a probe taken off its site.  Every hit runs with
+ *    interrupts off from its site lookup to its last use of a struct
+ *    kprobe (the int3 path by the gate, the single-step with IF cleared,
+ *    the ftrace handler by local_irq_save()), so the IPI round of
+ *    text_poke_sync() returns only after each such hit ended, and later
+ *    hits see the lists without the probe.  That is one IPI per
+ *    unregister_kprobe(), not a grace period: a tool removing probes
+ *    one by one does not wait for 10000 grace periods.
+ *  - KPROBE_WAIT_GP: synchronize_rcu(), for readers that run with
+ *    interrupts on (the kretprobe trampoline's instance recycling).
+ *  - retired sites are freed after a grace period, asynchronously.
+ */
+static void __kprobe_batch_commit(struct kprobe_batch *b, enum kprobe_wait wait)
+{
+	struct kprobe_free_work *fw;
+
+	if (b->poked || wait == KPROBE_WAIT_HITS) {
+		arch_kprobe_poke_sync();
+		b->poked = false;
+	}
+	if (wait == KPROBE_WAIT_GP)
+		synchronize_rcu();
+	if (list_empty(&b->to_free))
+		return;
+	fw = kmalloc(sizeof(*fw), GFP_KERNEL);
+	if (!fw) {
+		/* no memory to defer it: wait here */
+		synchronize_rcu();
+		if (IS_ENABLED(CONFIG_TASKS_RCU))
+			synchronize_rcu_tasks();
+		kprobe_free_sites(&b->to_free);
+		return;
+	}
+	INIT_LIST_HEAD(&fw->sites);
+	list_splice_init(&b->to_free, &fw->sites);
+	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
+	queue_rcu_work(system_wq, &fw->rwork);
 }
 
 static void kprobe_batch_commit(struct kprobe_batch *b)
 {
-	__kprobe_batch_commit(b, false);
+	__kprobe_batch_commit(b, KPROBE_WAIT_NONE);
 }
 
 static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
@@ -612,6 +762,7 @@ static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
 	s->addr = addr;
 	INIT_LIST_HEAD(&s->probes);
 	INIT_LIST_HEAD(&s->free_list);
+	INIT_LIST_HEAD(&s->ftrace_node);
 	if (ftrace)
 		s->flags |= KPROBE_SITE_FTRACE;
 	if (on_entry)
@@ -630,13 +781,13 @@ static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
 static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	if (s->flags & KPROBE_SITE_ARMED) {
-		if (s->flags & KPROBE_SITE_FTRACE) {
-			kprobe_ftrace_disarm(s);
-		} else {
-			arch_disarm_site(s);
-			b->poked = true;
-		}
+	if (s->flags & KPROBE_SITE_FTRACE) {
+		/* no probes left: kprobe_batch_ftrace() unhooks it */
+		if (list_empty(&s->ftrace_node))
+			list_add_tail(&s->ftrace_node, &b->ftrace);
+	} else if (s->flags & KPROBE_SITE_ARMED) {
+		arch_disarm_site(s);
+		b->poked = true;
 		s->flags &= ~KPROBE_SITE_ARMED;
 	}
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
@@ -812,15 +963,22 @@ int register_kprobes(struct kprobe **kps, int num)
 		if (ret)
 			break;
 	}
+	if (!ret) {
+		/* all ftrace sites of the batch in one update */
+		mutex_lock(&kprobe_mutex);
+		ret = kprobe_batch_ftrace(&b);
+		mutex_unlock(&kprobe_mutex);
+	}
 	if (ret) {
 		int n = i;
 
 		mutex_lock(&kprobe_mutex);
 		while (--i >= 0)
 			__unregister_kprobe_top(kps[i], &b);
+		kprobe_batch_ftrace(&b);
 		mutex_unlock(&kprobe_mutex);
 		/* their handlers may have run already: wait them out */
-		__kprobe_batch_commit(&b, true);
+		__kprobe_batch_commit(&b, KPROBE_WAIT_HITS);
 		for (i = 0; i < n; i++)
 			__unregister_kprobe_bottom(kps[i]);
 		return ret;
@@ -838,36 +996,27 @@ EXPORT_SYMBOL_GPL(register_kprobes);
  */
 int register_kprobe(struct kprobe *p)
 {
-	struct kprobe_batch b;
-	int ret;
-
 	if (!p)
 		return -EINVAL;
-	kprobe_batch_init(&b);
-	ret = __register_kprobe(p, &b);
-	kprobe_batch_commit(&b);
-	return ret;
+	return register_kprobes(&p, 1);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
-/**
- * unregister_kprobes() - remove an array of kprobes
- * @kps: the probes
- * @num: how many
- *
- * One text-patch batch and one RCU grace period for all of them.  When
- * this returns, no handler of these probes runs on any CPU.  Entries that
- * are not registered are skipped and left untouched.
- */
-void unregister_kprobes(struct kprobe **kps, int num)
+static void __unregister_kprobes(struct kprobe **kps, int num,
+				 enum kprobe_wait wait)
 {
 	struct kprobe_batch b;
-	bool *done;
+	bool one, *done;
 	int i;
 
 	if (!kps || num <= 0)
 		return;
-	done = kcalloc(num, sizeof(*done), GFP_KERNEL);
+	/*
+	 * Which entries were registered: those alone get their list and
+	 * site reset at the end (a probe not registered stays untouched;
+	 * p->site itself must stay valid while hits may still read it).
+	 */
+	done = num == 1 ? &one : kcalloc(num, sizeof(*done), GFP_KERNEL);
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
@@ -876,16 +1025,30 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		if (done)
 			done[i] = r;
 	}
+	kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
-	/*
-	 * One grace period for everything: retired sites are freed after it,
-	 * and handlers of these probes (on surviving sites too) are done.
-	 */
-	__kprobe_batch_commit(&b, true);
+	/* one wait for everything: no hit still uses any of these probes */
+	__kprobe_batch_commit(&b, wait);
 	for (i = 0; i < num; i++)
 		if (!done || done[i])
 			__unregister_kprobe_bottom(kps[i]);
-	kfree(done);
+	if (done != &one)
+		kfree(done);
+}
+
+/**
+ * unregister_kprobes() - remove an array of kprobes
+ * @kps: the probes
+ * @num: how many
+ *
+ * One text-patch batch and one wait for the hits under way for all of
+ * them.  When this returns, no handler of these probes runs on any CPU
+ * and their memory is the caller's.  Entries that are not registered are
+ * skipped and left untouched.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	__unregister_kprobes(kps, num, KPROBE_WAIT_HITS);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -919,6 +1082,8 @@ static int kprobe_set_disabled(struct kprobe *p, bool disable)
 	else
 		p->flags &= ~KPROBE_FLAG_DISABLED;
 	ret = site_sync(p->site, &b);
+	if (!ret)
+		ret = kprobe_batch_ftrace(&b);
 	if (ret && !disable)
 		p->flags |= KPROBE_FLAG_DISABLED;
 out:
@@ -972,6 +1137,7 @@ void kprobes_set_all_armed(bool arm)
 		pr_info("kprobes globally disabled\n");
 	else
 		pr_info("kprobes globally enabled\n");
+	kprobe_batch_ftrace(&b);
 out:
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
@@ -1023,6 +1189,7 @@ static void kprobes_kill_range(bool (*in)(unsigned long, void *), void *arg)
 		if (!(s->flags & KPROBE_SITE_GONE) && in(s->addr, arg))
 			site_kill(s, &b);
 	}
+	kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 }
@@ -1401,8 +1568,13 @@ int register_kretprobes(struct kretprobe **rps, int num)
 		kfree(kps);
 		return 0;
 	}
+	/*
+	 * register_kprobes() waited out the hits; an instance they took may
+	 * still be recycled by the trampoline, which runs with interrupts
+	 * on: a grace period before the pools go.
+	 */
+	synchronize_rcu();
 undo:
-	/* nothing was armed, or register_kprobes() waited a grace period */
 	while (--i >= 0) {
 		kretprobe_orphan(rps[i]);
 		kretprobe_release(rps[i]);
@@ -1450,7 +1622,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 			struct kprobe *kp = &rps[i]->kp;
 
 			kretprobe_orphan(rps[i]);
-			unregister_kprobes(&kp, 1);
+			__unregister_kprobes(&kp, 1, KPROBE_WAIT_GP);
 			kretprobe_release(rps[i]);
 		}
 		return;
@@ -1459,7 +1631,8 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		kps[i] = &rps[i]->kp;
 		kretprobe_orphan(rps[i]);
 	}
-	unregister_kprobes(kps, num);	/* includes the grace period */
+	/* a grace period: the trampoline recycles instances, irqs on */
+	__unregister_kprobes(kps, num, KPROBE_WAIT_GP);
 	for (i = 0; i < num; i++)
 		kretprobe_release(rps[i]);
 	kfree(kps);

@@ -449,6 +449,7 @@ struct kprobe_site {
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */
+	struct list_head ftrace_node;	/* a batch's ftrace filter changes */
 	unsigned long addr;
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
 	bool armed_post;		/* ftrace: armed on the IPMODIFY ops */
@@ -521,8 +522,8 @@ void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
 void arch_kprobe_poke_sync(void);
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
-int kprobe_ftrace_arm(struct kprobe_site *s, bool ipmodify);
-void kprobe_ftrace_disarm(struct kprobe_site *s);
+int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
+			 unsigned long *del, int ndel);
 #ifdef CONFIG_KRETPROBES
 void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 void kretprobe_trampoline_callback(struct pt_regs *regs);

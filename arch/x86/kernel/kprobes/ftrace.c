@@ -12,8 +12,8 @@
  * that they can coexist with livepatch and direct trampolines, which
  * claim IPMODIFY for themselves.  Both save full registers.
  *
- * The handler runs in ftrace context, preemption disabled, with the
- * ftrace recursion guard held; it shares the per-CPU frames of the int3
+ * The handler runs in ftrace context, preemption and interrupts disabled,
+ * with the ftrace recursion guard held; it shares the per-CPU frames of the int3
  * path, so a hit inside any probe handler only counts nmissed.
  */
 #include <linux/kprobes.h>
@@ -62,7 +62,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct kprobe_frame *f;
 	struct kprobe_site *s;
 	struct kprobe *first;
-	unsigned long orig_ip;
+	unsigned long orig_ip, flags;
 	int bit;
 
 	if (unlikely(!regs))
@@ -70,6 +70,12 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return;
+	/*
+	 * Interrupts off for the whole hit, as on the int3 path: the IPI
+	 * round of unregister_kprobe() then waits this hit out (see
+	 * __kprobe_batch_commit()).
+	 */
+	local_irq_save(flags);
 
 	s = kprobe_site_lookup(ip);
 	if (unlikely(!s))
@@ -95,6 +101,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	kprobe_frame_pop(kcb);
 out:
+	local_irq_restore(flags);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -114,50 +121,53 @@ static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 static int kprobe_ftrace_users, kprobe_ipmodify_users;
 
 /**
- * kprobe_ftrace_arm() - hook a site's fentry through ftrace
- * @s: the site
- * @ipmodify: use the IPMODIFY ops
+ * kprobe_ftrace_update() - change the fentry sites hooked on one ops
+ * @ipmodify: the IPMODIFY ops, or the plain one
+ * @add: sites to hook
+ * @nadd: how many
+ * @del: sites to unhook (all hooked on this ops)
+ * @ndel: how many
  *
- * Return: 0 or the error from ftrace.
+ * One filter update (one code patch by ftrace) for each direction,
+ * however many sites: a batch of probes on kernel functions costs one
+ * ftrace update, not one per function.  The ops is unregistered before
+ * its filter could become empty (an empty filter means every function)
+ * and registered once it has one.
+ *
+ * Return: 0, or ftrace's error for @add (then none of @add is hooked;
+ * @del is done regardless).
  */
-int kprobe_ftrace_arm(struct kprobe_site *s, bool ipmodify)
+int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
+			 unsigned long *del, int ndel)
 {
 	struct ftrace_ops *ops = ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
 	int *users = ipmodify ? &kprobe_ipmodify_users : &kprobe_ftrace_users;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	ret = ftrace_set_filter_ip(ops, s->addr, 0, 0);
+	if (ndel) {
+		if (*users == ndel)
+			WARN_ON_ONCE(unregister_ftrace_function(ops));
+		*users -= ndel;
+		WARN_ON_ONCE(ftrace_set_filter_ips(ops, del, ndel, 1, 0));
+	}
+	if (!nadd)
+		return 0;
+	ret = ftrace_set_filter_ips(ops, add, nadd, 0, 0);
 	if (ret) {
-		pr_debug("kprobes: ftrace filter for %pS failed (%d)\n",
-			 (void *)s->addr, ret);
+		pr_debug("kprobes: ftrace filter for %d site(s) failed (%d)\n",
+			 nadd, ret);
 		return ret;
 	}
 	if (*users == 0) {
 		ret = register_ftrace_function(ops);
 		if (ret) {
-			ftrace_set_filter_ip(ops, s->addr, 1, 0);
+			ftrace_set_filter_ips(ops, add, nadd, 1, 0);
 			return ret;
 		}
 	}
-	(*users)++;
+	*users += nadd;
 	return 0;
-}
-
-/**
- * kprobe_ftrace_disarm() - unhook a site's fentry
- * @s: the site, armed by kprobe_ftrace_arm()
- */
-void kprobe_ftrace_disarm(struct kprobe_site *s)
-{
-	struct ftrace_ops *ops = s->armed_post ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
-	int *users = s->armed_post ? &kprobe_ipmodify_users : &kprobe_ftrace_users;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (*users == 1)
-		WARN_ON_ONCE(unregister_ftrace_function(ops));
-	(*users)--;
-	WARN_ON_ONCE(ftrace_set_filter_ip(ops, s->addr, 1, 0));
 }
 
 /**

@@ -458,6 +458,64 @@ static int t_batch_register(void)
 	return kpt_failed;
 }
 
+/*
+ * An ftrace site moves between our two ftrace_ops as a post_handler comes
+ * and goes (the IPMODIFY one only while a probe there has one): every
+ * handler keeps firing across the switches, and the function's result
+ * never changes.
+ */
+static int t_ftrace_ops_switch(void)
+{
+	struct kprobe kp1, kp2;
+	int want = 3 * 31 + 4;
+
+	init_probe(&kp1);
+	kp1.addr = (kprobe_opcode_t *)kpt_target;
+	kp1.pre_handler = pre_record;
+	KPT_ASSERT_EQ(register_kprobe(&kp1), 0);
+	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+
+	init_probe(&kp2);		/* to the IPMODIFY ops */
+	kp2.addr = (kprobe_opcode_t *)kpt_target;
+	kp2.pre_handler = pre_record;
+	kp2.post_handler = post_record;
+	if (register_kprobe(&kp2)) {
+		unregister_kprobe(&kp1);
+		KPT_ASSERT(0);
+	}
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	if (upstream && h.post == 0) {
+		unregister_kprobe(&kp2);
+		unregister_kprobe(&kp1);
+		return KPT_SKIP_BECAUSE("upstream never runs a post_handler added at an existing probe");
+	}
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.post, 1);
+
+	unregister_kprobe(&kp2);	/* back to the plain ops */
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 0);
+
+	KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);	/* unhooked */
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	unregister_kprobe(&kp1);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	return kpt_failed;
+}
+
 static int t_batch_rollback(void)
 {
 	static struct kprobe kp[3];
@@ -1288,6 +1346,7 @@ static const struct kpt_case cases[] = {
 	{ "aggregate_order_and_post", t_aggregate_order_and_post },
 	{ "batch_register", t_batch_register },
 	{ "batch_rollback", t_batch_rollback },
+	{ "ftrace_ops_switch", t_ftrace_ops_switch },
 	{ "bad_input", t_bad_input },
 	{ "bad_input_patched_sites", t_bad_input_patched_sites },
 	{ "alternatives_lock_prefix", t_alternatives_lock_prefix },
