@@ -79,8 +79,8 @@
 
 /* ---- the site hash table ------------------------------------------------- */
 
-#define KPROBE_HASH_BITS 12
-static struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
+/* KPROBE_HASH_BITS is in <linux/kprobes.h>: the hit path inlines lookups */
+struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
 
 /* every site, live or gone, for debugfs and module walks; kprobe_mutex */
 LIST_HEAD(kprobe_sites);
@@ -95,11 +95,6 @@ static bool kprobes_initialized;
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
-static struct hlist_head *kprobe_bucket(unsigned long addr)
-{
-	return &kprobe_table[hash_ptr((void *)addr, KPROBE_HASH_BITS)];
-}
-
 /**
  * kprobe_site_lookup() - find the live site at an address
  * @addr: the probed address
@@ -111,14 +106,7 @@ static struct hlist_head *kprobe_bucket(unsigned long addr)
  */
 struct kprobe_site *kprobe_site_lookup(unsigned long addr)
 {
-	struct kprobe_site *s;
-
-	hlist_for_each_entry_rcu(s, kprobe_bucket(addr), hash,
-				 lockdep_is_held(&kprobe_mutex)) {
-		if (s->addr == addr)
-			return s;
-	}
-	return NULL;
+	return __kprobe_site_lookup(addr);
 }
 
 NOKPROBE_SYMBOL(kprobe_site_lookup);
@@ -161,69 +149,6 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
 /* ---- running the handlers of a site -------------------------------------- */
-
-/**
- * kprobe_site_pre() - run the pre_handlers of a site, in registration order
- * @s: the site that was hit
- * @regs: registers at the hit (ip as if the int3 had just executed)
- *
- * current_kprobe names the probe whose handler runs, so a fault in it
- * reaches that probe's fault_handler, and bpf sees the right probe.
- *
- * Return: 1 if a pre_handler changed regs->ip (and returned 1): the
- * probed instruction must then not be executed; the rest of the site's
- * pre_handlers are skipped too, as their view of the registers is gone.
- */
-int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs)
-{
-	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (kprobe_disabled(kp) || !kp->pre_handler)
-			continue;
-		kprobe_frame_set_kp(f, kp);
-		if (kp->pre_handler(kp, regs))
-			return 1;
-	}
-	return 0;
-}
-
-NOKPROBE_SYMBOL(kprobe_site_pre);
-
-/**
- * kprobe_site_post() - run the post_handlers of a site, in registration order
- * @s: the site
- * @regs: registers after the probed instruction
- */
-void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs)
-{
-	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (kprobe_disabled(kp) || !kp->post_handler)
-			continue;
-		kprobe_frame_set_kp(f, kp);
-		kp->post_handler(kp, regs, 0);
-	}
-}
-
-NOKPROBE_SYMBOL(kprobe_site_post);
-
-/**
- * kprobe_site_first() - the probe that stands for a site while no
- * handler runs (during the single-step); what kprobe_running() returns
- * @s: the site
- *
- * Return: the first probe on the site, or NULL if it has none left.
- */
-struct kprobe *kprobe_site_first(struct kprobe_site *s)
-{
-	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
-}
-
-NOKPROBE_SYMBOL(kprobe_site_first);
 
 /* a placeholder kprobe for kprobe_busy_begin(); never registered */
 struct kprobe kprobe_busy;

@@ -34,6 +34,8 @@
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/rcupdate.h>
+#include <linux/rculist.h>
+#include <linux/hash.h>
 #include <linux/mutex.h>
 #include <linux/ftrace.h>
 #include <linux/objpool.h>
@@ -507,10 +509,85 @@ static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
 			 kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL);
 }
 
+/*
+ * The hit path's helpers, inline: a hit is a few hundred instructions,
+ * and calls into kprobes.c were a visible part of them.
+ */
+#define KPROBE_HASH_BITS 12
+extern struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
+
+static nokprobe_inline struct hlist_head *kprobe_bucket(unsigned long addr)
+{
+	return &kprobe_table[hash_ptr((void *)addr, KPROBE_HASH_BITS)];
+}
+
+/* the live site at addr, or NULL; under RCU or preemption off, or kprobe_mutex */
+static nokprobe_inline struct kprobe_site *__kprobe_site_lookup(unsigned long addr)
+{
+	struct kprobe_site *s;
+
+	hlist_for_each_entry_rcu(s, kprobe_bucket(addr), hash,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (s->addr == addr)
+			return s;
+	}
+	return NULL;
+}
+
 struct kprobe_site *kprobe_site_lookup(unsigned long addr);
-int kprobe_site_pre(struct kprobe_site *s, struct pt_regs *regs);
-void kprobe_site_post(struct kprobe_site *s, struct pt_regs *regs);
-struct kprobe *kprobe_site_first(struct kprobe_site *s);
+
+/*
+ * The probe that stands for a site while no handler runs (during the
+ * single-step): what kprobe_running() returns then.  NULL if the site has
+ * no probe left.
+ */
+static nokprobe_inline struct kprobe *kprobe_site_first(struct kprobe_site *s)
+{
+	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
+}
+
+/*
+ * Run the pre_handlers of site s, in registration order, on the top frame
+ * f.  current_kprobe names the probe whose handler runs, so a fault in it
+ * reaches that probe's fault_handler, and bpf sees the right probe.
+ * Returns 1 if a pre_handler changed regs->ip (and returned 1): the
+ * probed instruction must then not be executed; the rest of the site's
+ * pre_handlers are skipped too, as their view of the registers is gone.
+ */
+static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
+					   struct kprobe_frame *f,
+					   struct pt_regs *regs)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->pre_handler)
+			continue;
+		if (f->kp != kp)
+			kprobe_frame_set_kp(f, kp);
+		if (kp->pre_handler(kp, regs))
+			return 1;
+	}
+	return 0;
+}
+
+/* the post_handlers of site s, in registration order, on the top frame f */
+static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
+					     struct kprobe_frame *f,
+					     struct pt_regs *regs)
+{
+	struct kprobe *kp;
+
+	if (!READ_ONCE(s->has_post))
+		return;
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->post_handler)
+			continue;
+		kprobe_frame_set_kp(f, kp);
+		kp->post_handler(kp, regs, 0);
+	}
+}
+
 char kprobe_type_char(struct kprobe *p);
 void kprobes_set_all_armed(bool arm);
 

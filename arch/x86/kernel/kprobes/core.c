@@ -492,14 +492,16 @@ NOKPROBE_SYMBOL(kprobe_emulate);
  * Carry out the probed instruction for the top frame f: emulate it (and
  * finish the frame at once) or start its out-of-line single-step.
  */
-static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
-			   struct kprobe_ctlblk *kcb, struct kprobe_frame *f)
+static nokprobe_inline void kprobe_execute(struct kprobe_site *s,
+					   struct pt_regs *regs,
+					   struct kprobe_ctlblk *kcb,
+					   struct kprobe_frame *f)
 {
 	if (s->ainsn.kind != KP_STEP) {
 		kprobe_emulate(s, regs);
 		if (f->status != KPROBE_REENTER) {
 			f->status = KPROBE_HIT_SSDONE;
-			kprobe_site_post(s, regs);
+			kprobe_site_post(s, f, regs);
 		}
 		kprobe_frame_pop(kcb);
 		return;
@@ -521,8 +523,6 @@ static void kprobe_execute(struct kprobe_site *s, struct pt_regs *regs,
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)s->ainsn.insn;
 }
-
-NOKPROBE_SYMBOL(kprobe_execute);
 
 /* the slot a frame is single-stepping in, or NULL */
 static nokprobe_inline kprobe_opcode_t *kprobe_frame_slot(struct kprobe_frame *f)
@@ -550,7 +550,7 @@ static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
 	if (f->status != KPROBE_REENTER) {
 		f->status = KPROBE_HIT_SSDONE;
-		kprobe_site_post(s, regs);
+		kprobe_site_post(s, f, regs);
 	}
 	kprobe_frame_pop(kcb);
 	return 1;
@@ -574,6 +574,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_frame *f;
 	struct kprobe_site *s;
+	struct kprobe *first;
 	kprobe_opcode_t *slot;
 
 	if (user_mode(regs))
@@ -586,7 +587,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
 		return kprobe_finish_step(regs, kcb, f);
 
-	s = kprobe_site_lookup(addr);
+	s = __kprobe_site_lookup(addr);
 	/*
 	 * An ftrace site is never ours to trap on: an int3 there is ftrace
 	 * patching its fentry call (text_poke_bp), met late.
@@ -607,8 +608,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	if (kprobe_running()) {
 		/* a probe hit inside a handler or a single-step: no handlers */
-		struct kprobe *first = kprobe_site_first(s);
-
+		first = kprobe_site_first(s);
 		if (first)
 			kprobes_inc_nmissed_count(first);
 		f = kprobe_frame_push(kcb, s, kprobe_running(), KPROBE_REENTER);
@@ -621,14 +621,15 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	 * site whose probes are all being removed is still stepped over,
 	 * under the busy placeholder.
 	 */
-	f = kprobe_frame_push(kcb, s, kprobe_site_first(s) ?: &kprobe_busy,
-			      KPROBE_HIT_ACTIVE);
-	if (kprobe_site_pre(s, regs)) {
+	first = kprobe_site_first(s) ?: &kprobe_busy;
+	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
+	if (kprobe_site_pre(s, f, regs)) {
 		/* a pre_handler moved ip: the probed instruction is skipped */
 		kprobe_frame_pop(kcb);
 		return 1;
 	}
-	kprobe_frame_set_kp(f, kprobe_site_first(s) ?: &kprobe_busy);
+	if (f->kp != first)
+		kprobe_frame_set_kp(f, first);
 	kprobe_execute(s, regs, kcb, f);
 	return 1;
 }

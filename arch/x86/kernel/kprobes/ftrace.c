@@ -77,7 +77,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 */
 	local_irq_save(flags);
 
-	s = kprobe_site_lookup(ip);
+	s = __kprobe_site_lookup(ip);
 	if (unlikely(!s))
 		goto out;
 	first = kprobe_site_first(s);
@@ -92,11 +92,13 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
 	orig_ip = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
-	if (!kprobe_site_pre(s, regs)) {
-		/* the fentry nop "executed" */
-		regs->ip = ip + MCOUNT_INSN_SIZE;
-		f->status = KPROBE_HIT_SSDONE;
-		kprobe_site_post(s, regs);
+	if (!kprobe_site_pre(s, f, regs)) {
+		if (unlikely(READ_ONCE(s->has_post))) {
+			/* the fentry nop "executed" */
+			regs->ip = ip + MCOUNT_INSN_SIZE;
+			f->status = KPROBE_HIT_SSDONE;
+			kprobe_site_post(s, f, regs);
+		}
 		regs->ip = orig_ip;
 	}
 	kprobe_frame_pop(kcb);
