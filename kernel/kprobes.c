@@ -87,6 +87,9 @@ LIST_HEAD(kprobe_sites);
 /* serialises registration, sites, the hash table and the blacklist */
 DEFINE_MUTEX(kprobe_mutex);
 
+/* sites on kprobe_sites that are out of the hash table (gone code) */
+static unsigned int kprobe_nr_gone;
+
 /* debugfs kprobes/enabled: 0 disarms every site, keeping their state */
 bool kprobes_all_disarmed;
 
@@ -718,6 +721,8 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
 		hlist_del_rcu(&s->hash);
 		s->flags |= KPROBE_SITE_UNHASHED;
+	} else {
+		kprobe_nr_gone--;	/* a gone site, off kprobe_sites now */
 	}
 	list_del(&s->all);
 	list_add_tail(&s->free_list, &b->to_free);
@@ -748,6 +753,8 @@ static bool probe_is_registered_at(struct kprobe *p, unsigned long a)
 	s = kprobe_site_lookup(a);
 	if (s && site_has_probe(s, p))
 		return true;
+	if (!kprobe_nr_gone)	/* the usual case: no walk over every site */
+		return false;
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if ((s->flags & KPROBE_SITE_UNHASHED) && s->addr == a &&
 		    site_has_probe(s, p))
@@ -789,7 +796,11 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		ret = -EINVAL;		/* the same struct twice */
 		goto out;
 	}
-	if (!ftrace) {
+	/*
+	 * A function's entry (after its ENDBR) is a boundary: no decode,
+	 * and no second symbol lookup (linear in a module's symbols).
+	 */
+	if (!ftrace && !on_entry) {
 		ret = arch_check_insn_boundary(a);
 		if (ret)
 			goto out;
@@ -1098,6 +1109,7 @@ static void site_kill(struct kprobe_site *s, struct kprobe_batch *b)
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
 		hlist_del_rcu(&s->hash);
 		s->flags |= KPROBE_SITE_UNHASHED;
+		kprobe_nr_gone++;
 	}
 	list_for_each_entry(kp, &s->probes, list)
 		kp->flags |= KPROBE_FLAG_GONE;

@@ -22,8 +22,10 @@ typedef u8 kprobe_opcode_t;
  * How the probed instruction is carried out after the pre_handlers:
  *  KP_STEP     run the copy in the slot, then trap on the int3 after it
  *              (the "second int3" single-step of 6.12, no TF trap)
- *  KP_EMULATE  the instruction changes IP (jmp, jcc, call, ret, ...):
- *              emulate it on regs, no slot execution at all
+ *  KP_EMULATE  the instruction changes IP (jmp, jcc, call, ret, ...),
+ *              or is a register push/move (the usual first instructions
+ *              of a function): emulate it on regs, no slot execution at
+ *              all, so one trap per hit even with a post_handler
  */
 enum kprobe_insn_kind {
 	KP_STEP = 0,
@@ -33,8 +35,9 @@ enum kprobe_insn_kind {
 	KP_EMULATE_RET,		/* ret [imm16]: ip = pop, sp += imm */
 	KP_EMULATE_INDIRECT,	/* jmp/call *reg or *mem */
 	KP_EMULATE_LOOP,	/* loop/loope/loopne/jrcxz */
-	KP_EMULATE_NOP,		/* nop of any length: ip = next */
 	KP_EMULATE_CLI,		/* cli: clear IF in regs */
+	KP_EMULATE_PUSH,	/* push %reg */
+	KP_EMULATE_MOV,		/* mov %reg, %reg (64 or 32 bits) */
 };
 
 /*
@@ -65,6 +68,8 @@ struct arch_specific_insn {
 	s32 rel;		/* jmp/jcc/call: displacement; ret: imm16 */
 	bool indirect_call;	/* KP_EMULATE_INDIRECT: call, not jmp */
 	bool boostable;		/* KP_STEP with a boost copy in the slot */
+	u8 src, dst;		/* push/mov: pt_regs offsets of the registers */
+	bool wide;		/* mov: 64 bits (else 32, zero-extended) */
 };
 
 /* One level of hit state; nested hits (re-entry, NMI) push another. */

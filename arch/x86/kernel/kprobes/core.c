@@ -15,7 +15,11 @@
  * (decided once, at registration, from the decoded instruction):
  *
  *  - IP-changing instructions (jmp, jcc, call, ret, loop/jrcxz, indirect
- *    jmp/call) are emulated on pt_regs; nothing runs out of line.
+ *    jmp/call) are emulated on pt_regs; nothing runs out of line.  So
+ *    are register pushes and register-to-register moves (push %rbp,
+ *    mov %rsp,%rbp, argument shuffles: most functions' first
+ *    instructions), which makes a probe there one trap per hit even with
+ *    a post_handler.
  *  - Everything else is single-stepped out of line: a copy sits in a slot
  *    (kernel/kprobes_slots.c) followed by an int3.  We point regs->ip at
  *    the copy with IF cleared and return from the trap; the copy runs and
@@ -181,6 +185,48 @@ static bool insn_refused(struct insn *insn)
 	return false;
 }
 
+/* pt_regs offset of general register n (modrm/opcode numbering + REX) */
+static const u8 gpr_off[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/*
+ * push %reg and mov %reg,%reg with no legacy prefix: plain register
+ * transfers, emulated exactly on pt_regs (a push writes below the trapped
+ * stack pointer, into the gap the int3 entry leaves for that, as a call's
+ * emulation does).  Anything else with a memory operand, flags or a
+ * 16-bit size is single-stepped.
+ */
+static bool classify_transfer(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0], rex = insn->rex_prefix.value;
+	u8 modrm = insn->modrm.value, reg, rm;
+
+	if (insn->prefixes.nbytes || insn->opcode.nbytes != 1)
+		return false;
+	if (op >= 0x50 && op <= 0x57) {
+		ai->kind = KP_EMULATE_PUSH;
+		ai->src = gpr_off[(op & 7) + (X86_REX_B(rex) ? 8 : 0)];
+		return true;
+	}
+	if ((op != 0x89 && op != 0x8b) || X86_MODRM_MOD(modrm) != 3)
+		return false;
+	reg = X86_MODRM_REG(modrm) + (X86_REX_R(rex) ? 8 : 0);
+	rm = X86_MODRM_RM(modrm) + (X86_REX_B(rex) ? 8 : 0);
+	ai->kind = KP_EMULATE_MOV;
+	ai->src = gpr_off[op == 0x89 ? reg : rm];
+	ai->dst = gpr_off[op == 0x89 ? rm : reg];
+	ai->wide = X86_REX_W(rex);
+	return true;
+}
+
 static void classify(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0];
@@ -235,6 +281,9 @@ static void classify(struct insn *insn, struct arch_specific_insn *ai)
 		break;
 	case 0x9d:
 		ai->fixups |= KP_FIX_POPF;
+		break;
+	default:
+		classify_transfer(insn, ai);
 		break;
 	}
 }
@@ -483,6 +532,17 @@ static void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 		regs->flags &= ~X86_EFLAGS_IF;
 		int3_emulate_jmp(regs, next);
 		break;
+	case KP_EMULATE_PUSH:
+		int3_emulate_push(regs, reg_value(regs, ai->src));
+		int3_emulate_jmp(regs, next);
+		break;
+	case KP_EMULATE_MOV: {
+		unsigned long v = reg_value(regs, ai->src);
+
+		*(unsigned long *)((char *)regs + ai->dst) = ai->wide ? v : (u32)v;
+		int3_emulate_jmp(regs, next);
+		break;
+	}
 	}
 }
 

@@ -83,6 +83,27 @@ SYM_FUNC_START(kpt_asm_riprel)
 	RET
 SYM_FUNC_END(kpt_asm_riprel)
 
+/*
+ * long kpt_asm_xfer(long x): (u32)x + 1, through a register push and
+ * register moves of each encoding (89 /r, 8b /r, 32-bit, REX.R/B), all
+ * emulated by kprobes.
+ */
+SYM_FUNC_START(kpt_asm_xfer)
+.Lx_push:
+	pushq	%rbp
+.Lx_mov89:
+	movq	%rdi, %rbp			/* 48 89 fd */
+.Lx_mov8b:
+	.byte	0x48, 0x8b, 0xc5		/* movq %rbp, %rax (8b /r) */
+.Lx_mov32:
+	movl	%eax, %ecx			/* 89 c1: zero-extends */
+.Lx_movr8:
+	movq	%rcx, %r8			/* 49 89 c8 */
+	leaq	1(%r8), %rax
+	popq	%rbp
+	RET
+SYM_FUNC_END(kpt_asm_xfer)
+
 	.data
 SYM_DATA(kpt_riprel_val, .quad 0x5a5a5a5a5a)
 SYM_DATA(kpt_helper_ptr, .quad kpt_asm_helper)
@@ -97,3 +118,6 @@ SYM_DATA(kpt_asm_off_mov, .long .Lmov - kpt_asm)
 SYM_DATA(kpt_asm_off_add, .long .Ladd - kpt_asm)
 SYM_DATA(kpt_asm_off_ret, .long .Lret - kpt_asm)
 SYM_DATA(kpt_asm_lock_off, .long .Llock - kpt_asm_lock)
+SYM_DATA(kpt_xfer_off, .long .Lx_push - kpt_asm_xfer, .Lx_mov89 - kpt_asm_xfer,
+	 .Lx_mov8b - kpt_asm_xfer, .Lx_mov32 - kpt_asm_xfer,
+	 .Lx_movr8 - kpt_asm_xfer)

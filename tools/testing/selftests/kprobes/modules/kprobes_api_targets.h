@@ -26,6 +26,11 @@ enum { B_JZ, B_CALL, B_ICR, B_ICM, B_JMP, B_ZERO, B_OUT, H_RET };
 long kpt_asm_riprel(long x);
 extern long kpt_riprel_val;
 
+/* (u32)x + 1 through push %rbp and register moves; their offsets */
+long kpt_asm_xfer(long x);
+extern const int kpt_xfer_off[5];
+enum { X_PUSH, X_MOV89, X_MOV8B, X_MOV32, X_MOVR8 };
+
 /* atomically ++*p; the offset is that of the lock prefix (.smp_locks) */
 void kpt_asm_lock(long *p);
 extern const int kpt_asm_lock_off;
