@@ -37,6 +37,14 @@ KSRC    := $(BUILD)/tree-$(IMPL)
 KOBJ    := $(KSRC)/_build
 FRAGS   := $(REPO)/config/kprobes.config
 
+# DEBUG=1: the same implementation with the kernel's checkers on
+# (config/debug.config), in its own build folder (tree-$(IMPL)/_build_debug).
+DEBUG     ?=
+ifneq ($(DEBUG),)
+KOBJ    := $(KSRC)/_build_debug
+FRAGS   += $(REPO)/config/debug.config
+endif
+
 ifeq ($(filter ours upstream next,$(IMPL)),)
 $(error IMPL must be 'ours', 'upstream' or 'next', not '$(IMPL)')
 endif
@@ -46,7 +54,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness exec bench clean distclean help
+	test-guest test-harness test-debug exec bench clean distclean help
 
 all: build
 
@@ -59,6 +67,7 @@ help:
 	@echo "  make test       every suite in the guest + harness self-tests"
 	@echo "  make exec DIR=<host dir> CMD='<command>'"
 	@echo "                  run CMD in the guest with DIR at /mnt/host"
+	@echo "  make test-debug the guest suites on a lockdep+KASAN kernel, panic_on_warn"
 	@echo "  make bench      probe and registration cost, ours beside upstream"
 	@echo "                  (build/bench/bench.{txt,csv,png})"
 
@@ -99,6 +108,13 @@ test-guest: build
 
 test-harness: build
 	@$(H)/test.sh harness
+
+# The guest suites on a DEBUG=1 kernel (lockdep, KASAN, DEBUG_LIST,
+# DEBUG_OBJECTS_RCU_HEAD, atomic-sleep checks), warnings made fatal.
+test-debug:
+	@$(MAKE) --no-print-directory DEBUG=1 build
+	@KERNEL_ARGS="$${KERNEL_ARGS:-} panic_on_warn=1" \
+		$(MAKE) --no-print-directory DEBUG=1 test-guest
 
 # Probe and registration cost of both implementations, side by side:
 # boots each kernel plainly and twice under -icount (harness/bench.sh).

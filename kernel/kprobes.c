@@ -1241,14 +1241,26 @@ static int kretprobe_pool_release(struct objpool_head *head, void *context)
 	return 0;
 }
 
+/*
+ * The last orphan's drop frees the pool (vfree, which may sleep), and
+ * the trampoline runs with preemption off: drop it from an RCU callback.
+ */
+static void kretprobe_drop_rcu(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri =
+		container_of(head, struct kretprobe_instance, rcu);
+
+	objpool_drop(ri, &ri->rph->pool);
+}
+
 static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
 	if (likely(rcu_access_pointer(rph->rp)))
 		objpool_push(ri, &rph->pool);
-	else
-		objpool_drop(ri, &rph->pool);	/* orphan: the pool is draining */
+	else	/* orphan: the pool is draining */
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
 
 /* the kretprobe's entry kprobe: take an instance, divert the return */

@@ -178,6 +178,7 @@ struct kretprobe_instance {
 	kprobe_opcode_t *ret_addr;		/* the real return address */
 	void *fp;				/* where it sat on the stack */
 	struct task_struct *task;
+	struct rcu_head rcu;			/* dropping an orphan */
 	char data[];
 };
 
@@ -504,9 +505,12 @@ static nokprobe_inline struct kprobe_frame *kprobe_frame_top(struct kprobe_ctlbl
 
 static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
 {
+	struct kprobe *kp;
+
 	kcb->depth--;
-	__this_cpu_write(current_kprobe,
-			 kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL);
+	/* not a ?: inside the percpu macro, which would not parenthesise it */
+	kp = kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL;
+	__this_cpu_write(current_kprobe, kp);
 }
 
 /*
