@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The guest side of `make bench` (harness/bench.sh runs it with this folder
+# and kprobes_bench.ko at /mnt/host).  Every figure is printed by the
+# module or here as a "kpb: " line on the console, in guest nanoseconds
+# (instructions under -icount shift=0).
+#   BENCH_N      registration sizes (default "1000 10000")
+#   BENCH_KN     sizes on kernel functions and tracefs (default "1000":
+#                both implementations update ftrace per probe there, so
+#                10000 takes many minutes)
+#   BENCH_LOOPS  calls per per-hit figure (default 20000)
+#   BENCH_ONLY=hit  the per-hit figures only
+#   BENCH_SCALE_S  guest seconds the scale phase may spend registering
+set -u
+KO=/mnt/host/kprobes_bench.ko
+T=/sys/kernel/tracing
+N=${BENCH_N:-1000 10000}
+KN=${BENCH_KN:-1000}
+LOOPS=${BENCH_LOOPS:-20000}
+kpb() { echo "kpb: $*" > /dev/kmsg; }
+now() { cat /sys/module/kprobes_bench/parameters/now; }
+
+# Kernel functions a tool would attach to: the ftrace-able ones (what
+# bpftrace lists for kprobe:*), minus the kprobes blacklist.
+sed 's/ .*//' $T/available_filter_functions | sort -u > /tmp/all
+sed 's/.*[[:space:]]//' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/black
+grep -v -x -F -f /tmp/black /tmp/all > /tmp/funcs
+kpb "funcs candidates $(wc -l < /tmp/funcs) of $(wc -l < /tmp/all)"
+
+insmod $KO phase=hit loops="$LOOPS" && rmmod kprobes_bench
+if [ "${BENCH_ONLY:-}" = hit ]; then kpb "end"; exit 0; fi
+
+for n in $N; do
+	head -n "$n" /tmp/funcs > /tmp/funcs.n
+	f=; case " $KN " in *" $n "*) f=funcs=/tmp/funcs.n ;; esac
+	insmod $KO phase=reg n="$n" $f && rmmod kprobes_bench
+done
+
+# tracefs, as perf probe / bpftrace's kprobe_events users do it.
+insmod $KO phase=none
+for n in $KN; do
+	head -n "$n" /tmp/funcs > /tmp/funcs.n
+	t0=$(now)
+	i=0
+	while read -r f; do
+		echo "p:kpb/e$i $f"
+		i=$((i + 1))
+	done < /tmp/funcs.n >> $T/kprobe_events 2>/dev/null
+	t1=$(now)
+	kpb "tracefs $n define $((t1 - t0)) events $(wc -l < $T/kprobe_events)"
+	echo 1 > $T/events/kpb/enable
+	t2=$(now)
+	kpb "tracefs $n enable $((t2 - t1))"
+	echo 0 > $T/events/kpb/enable
+	t3=$(now)
+	kpb "tracefs $n disable $((t3 - t2))"
+	echo > $T/kprobe_events
+	t4=$(now)
+	kpb "tracefs $n remove $((t4 - t3)) left $(wc -l < $T/kprobe_events)"
+done
+
+# A small busybox workload: fork/exec, file I/O, loopback HTTP; it counts
+# the fetches that returned the file intact.
+mkdir -p /tmp/www && echo hello > /tmp/www/h
+httpd -p 127.0.0.1:8080 -h /tmp/www
+workload() {
+	i=0 good=0
+	while [ $i -lt 3 ]; do
+		ls -l /proc/self/ /sys/kernel > /dev/null
+		dd if=/dev/zero of=/tmp/w bs=4k count=64 2> /dev/null
+		md5sum /tmp/w > /dev/null
+		sh -c 'cat /proc/meminfo' > /dev/null
+		[ "$(wget -q -O - http://127.0.0.1:8080/h)" = hello ] && good=$((good + 1))
+		i=$((i + 1))
+	done
+}
+t0=$(now); workload; t1=$(now)
+kpb "scale workload_unprobed $((t1 - t0)) ok $good/3"
+rmmod kprobes_bench
+
+# Scale: every candidate at once, armed while the workload runs.
+insmod $KO phase=scale funcs=/tmp/funcs budget_s="${BENCH_SCALE_S:-120}"
+t0=$(now); workload; t1=$(now)
+kpb "scale workload_armed $((t1 - t0)) ok $good/3"
+rmmod kprobes_bench
+kpb "end"

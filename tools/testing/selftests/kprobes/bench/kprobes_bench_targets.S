@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Targets of the kprobes benchmark, in assembly so that both
+ * implementations see the same bytes and no fentry call:
+ *
+ *   kpb_short   lea (%rdi),%rax; ret.  The probe's instruction is followed
+ *               by less than a jump's 5 bytes of function, so no
+ *               implementation can jump-optimize it: int3 + single-step, or
+ *               boosted when the probe has no post_handler.
+ *   kpb_mov     mov %rdi,%rax; ret: the same, on an instruction that ours
+ *               emulates (one trap even with a post_handler).
+ *   kpb_long    mov, add, add, ret: 11 bytes of plain instructions, so an
+ *               optimizer may put a jump over the first two.
+ *   kpb_fn_N    KPB_NFUNCS small functions (N = 0..KPB_NFUNCS-1) for the
+ *               registration-cost figures, with their addresses in
+ *               kpb_fn_table[]: distinct functions, as a tool attaching to
+ *               a family of functions sees them.
+ */
+#include <linux/linkage.h>
+#include <asm/asm.h>
+
+	.text
+SYM_FUNC_START(kpb_short)
+	leaq	(%rdi), %rax			/* 3 bytes: single-stepped */
+	RET
+SYM_FUNC_END(kpb_short)
+
+SYM_FUNC_START(kpb_mov)
+	movq	%rdi, %rax			/* ours emulates it */
+	RET
+SYM_FUNC_END(kpb_mov)
+
+SYM_FUNC_START(kpb_long)
+	movq	%rdi, %rax
+	addq	$1, %rax
+	addq	$2, %rax
+	RET
+SYM_FUNC_END(kpb_long)
+
+#define KPB_NFUNCS 10000
+
+	.altmacro
+	.macro kpb_fn n
+	.pushsection .text
+	.p2align 4
+	.globl	kpb_fn_\n
+	.type	kpb_fn_\n, @function
+kpb_fn_\n:
+	endbr64
+	movq	%rdi, %rax
+	addq	$\n, %rax
+	RET
+	.size	kpb_fn_\n, . - kpb_fn_\n
+	.popsection
+	.quad	kpb_fn_\n
+	.endm
+
+	.section .rodata
+	.p2align 3
+SYM_DATA_START(kpb_fn_table)
+	.set	kpb_i, 0
+	.rept	KPB_NFUNCS
+	kpb_fn	%kpb_i
+	.set	kpb_i, kpb_i + 1
+	.endr
+SYM_DATA_END(kpb_fn_table)
+	.noaltmacro
+SYM_DATA(kpb_nfuncs, .long KPB_NFUNCS)
