@@ -477,6 +477,15 @@ static int t_ftrace_ops_switch(void)
 	reset();
 	KPT_EXPECT_EQ(call_target(3, 4), want);
 	KPT_EXPECT_EQ(h.pre, 1);
+	if (upstream) {
+		/*
+		 * Seen on 6.12: once the post_handler probe has left, disabling
+		 * (or unregistering) the other fails to disarm ftrace (-ENOENT,
+		 * WARN in disarm_kprobe_ftrace) and the kernel faults soon after.
+		 */
+		unregister_kprobe(&kp1);
+		return KPT_SKIP_BECAUSE("upstream WARNs then faults when the post_handler probe leaves an ftrace site (not run)");
+	}
 
 	init_probe(&kp2);		/* to the IPMODIFY ops */
 	kp2.addr = (kprobe_opcode_t *)kpt_target;
@@ -488,11 +497,6 @@ static int t_ftrace_ops_switch(void)
 	}
 	reset();
 	KPT_EXPECT_EQ(call_target(3, 4), want);
-	if (upstream && h.post == 0) {
-		unregister_kprobe(&kp2);
-		unregister_kprobe(&kp1);
-		return KPT_SKIP_BECAUSE("upstream never runs a post_handler added at an existing probe");
-	}
 	KPT_EXPECT_EQ(h.pre, 2);
 	KPT_EXPECT_EQ(h.post, 1);
 
