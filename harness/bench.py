@@ -39,7 +39,7 @@ for n in ('1000', '10000'):
         ROWS.append(('tracefs.%s.%s' % (n, op),
                      'tracefs: %s %s kprobe events' % (op, n), 'total'))
 ROWS += [
-    ('scale.register', 'scale: register every function, one by one', 'total'),
+    ('scale.register', 'scale: register every function (batches of 500)', 'total'),
     ('scale.unregister', 'scale: unregister them all, batch', 'total'),
     ('scale.workload_unprobed', 'scale: workload, no probes', 'total'),
     ('scale.workload_armed', 'scale: workload, every function probed', 'total'),
@@ -117,6 +117,12 @@ def fmt_insn(v):
     return '%d' % v
 
 
+def fmt_ratio(r):
+    if r is None:
+        return '-'
+    return '%.2f' % r if r >= 0.01 else '%.1g' % r
+
+
 def ratio(a, b):
     if isinstance(a, int) and isinstance(b, int) and b > 0:
         return a / b
@@ -147,11 +153,11 @@ def main():
             continue
         rw, rc = ratio(*w), ratio(*c)
         s = '%-48s %11s %11s %6s' % (label[:48], fmt(w[0]), fmt(w[1]),
-                                     '%.2f' % rw if rw is not None else '-')
+                                     fmt_ratio(rw))
         rep = ''
         if icount:
             s += ' | %9s %9s %6s' % (fmt_insn(c[0]), fmt_insn(c[1]),
-                                     '%.2f' % rc if rc is not None else '-')
+                                     fmt_ratio(rc))
             if len(icount) > 1:
                 diffs = []
                 for i in IMPLS:
@@ -211,8 +217,9 @@ set grid xtics
 unset key
 set arrow from 1,-0.5 to 1,%d nohead lc rgb "red" dt 2
 set logscale x 10
-set xrange [0.001:100]
-plot "%s" using 2:0:(0.001):2:($0-0.35):($0+0.35):ytic(1) with boxxyerror lc rgb "#4477aa", \\
+set format x "%%g"
+set xrange [0.00001:100]
+plot "%s" using 2:0:(0.00001):2:($0-0.35):($0+0.35):ytic(1) with boxxyerror lc rgb "#4477aa", \\
      "" using 2:0:(sprintf(" %%.3g", $2)) with labels left
 """ % (200 + 22 * len(pts), os.path.join(out, 'bench.png'), len(pts),
        len(pts), dat)
