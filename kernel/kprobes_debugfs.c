@@ -22,6 +22,15 @@
 
 #ifdef CONFIG_DEBUG_FS
 
+/*
+ * Raw addresses only for readers allowed to see them (as /proc/kallsyms
+ * decides, kptr_restrict included); others read zeros.
+ */
+static void *shown(struct seq_file *m, void *addr)
+{
+	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
+}
+
 static void report_probe(struct seq_file *m, struct kprobe *p)
 {
 	char namebuf[KSYM_NAME_LEN];
@@ -33,12 +42,12 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 		sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset,
 				      &modname, namebuf);
 	if (sym)
-		seq_printf(m, "%px  %c  %s+0x%lx  %s ", p->addr,
+		seq_printf(m, "%px  %c  %s+0x%lx  %s ", shown(m, p->addr),
 			   kprobe_type_char(p), sym, offset,
 			   modname ? modname : " ");
 	else
-		seq_printf(m, "%px  %c  %px ", p->addr, kprobe_type_char(p),
-			   p->addr);
+		seq_printf(m, "%px  %c  %px ", shown(m, p->addr),
+			   kprobe_type_char(p), shown(m, p->addr));
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
@@ -65,8 +74,10 @@ static int blacklist_show(struct seq_file *m, void *v)
 
 	guard(mutex)(&kprobe_mutex);
 	list_for_each_entry(ent, &kprobe_blacklist, list)
-		seq_printf(m, "0x%px-0x%px\t%ps\n", (void *)ent->start_addr,
-			   (void *)ent->end_addr, (void *)ent->start_addr);
+		seq_printf(m, "0x%px-0x%px\t%ps\n",
+			   shown(m, (void *)ent->start_addr),
+			   shown(m, (void *)ent->end_addr),
+			   (void *)ent->start_addr);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(blacklist);

@@ -4,7 +4,7 @@
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
 . /harness/ktap.sh
-plan 18
+plan 19
 
 echo > $T/trace
 echo > $T/kprobe_events
@@ -18,6 +18,13 @@ result "probe shown in debugfs kprobes/list as type k" $?
 # the whole line, as perf and tools parse it: not yet enabled, on ftrace
 grep -Eqx '[0-9a-f]{16}  k  kernel_clone\+0x[0-9a-f]+    \[DISABLED\]\[FTRACE\]' $D/list
 result "kprobes/list line: ADDR  k  sym+off  [DISABLED][FTRACE]" $?
+# addresses only for readers kallsyms would show them to
+old=$(cat /proc/sys/kernel/kptr_restrict)
+echo 2 > /proc/sys/kernel/kptr_restrict
+grep -Eq '^0{16}  k  kernel_clone\+0x[0-9a-f]+ ' $D/list
+r=$?
+echo "$old" > /proc/sys/kernel/kptr_restrict
+result "kprobes/list hides addresses under kptr_restrict=2" $r
 
 echo 1 > $T/events/kpt/clone/enable
 /bin/true; /bin/true
