@@ -455,9 +455,8 @@ static bool site_has_post(struct kprobe_site *s)
 }
 
 /*
- * Make the site's text state match what its probes want: armed iff it is
- * live, some probe on it is enabled, and kprobes are not globally
- * disarmed.  Called with kprobe_mutex held.
+ * A site should be armed iff it is live, some probe on it is enabled, and
+ * kprobes are not globally disarmed.
  */
 static bool site_wants_armed(struct kprobe_site *s)
 {
@@ -465,6 +464,11 @@ static bool site_wants_armed(struct kprobe_site *s)
 	       site_enabled(s);
 }
 
+/*
+ * Make the site's text state match what its probes want (int3 sites at
+ * once, ftrace sites queued for kprobe_batch_ftrace()), and publish
+ * has_post for the hit path.  Called with kprobe_mutex held.
+ */
 static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	bool want = site_wants_armed(s);
