@@ -454,6 +454,28 @@ static bool site_has_post(struct kprobe_site *s)
 	return false;
 }
 
+static bool site_has_jprobe(struct kprobe_site *s)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry(kp, &s->probes, list) {
+		if (kprobe_is_jprobe(kp))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An ftrace site goes on the IPMODIFY ops when a hit may move regs->ip:
+ * a post_handler (it sees ip past the fentry call, and is what
+ * fail_function-style redirection uses) or a jprobe (ip goes to its
+ * handler).
+ */
+static bool site_ipmodify(struct kprobe_site *s)
+{
+	return READ_ONCE(s->has_post) || s->has_jprobe;
+}
+
 /*
  * A site should be armed iff it is live, some probe on it is enabled, and
  * kprobes are not globally disarmed.
@@ -477,6 +499,7 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	lockdep_assert_held(&kprobe_mutex);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
+	s->has_jprobe = site_has_jprobe(s);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))
@@ -516,10 +539,10 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 		ips[i] = buf + i * cnt;
 	list_for_each_entry(s, sites, ftrace_node) {
 		bool armed = s->flags & KPROBE_SITE_ARMED;
-		bool want = site_wants_armed(s), post = READ_ONCE(s->has_post);
+		bool want = site_wants_armed(s), post = site_ipmodify(s);
 
-		if (armed && (!want || post != s->armed_post)) {
-			i = s->armed_post ? FT_DEL_IPMODIFY : FT_DEL;
+		if (armed && (!want || post != s->armed_ipmodify)) {
+			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
 			armed = false;
 		}
@@ -539,14 +562,14 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	/* the same decisions again, now recorded in the sites */
 	list_for_each_entry_safe(s, t, sites, ftrace_node) {
 		bool armed = s->flags & KPROBE_SITE_ARMED;
-		bool want = site_wants_armed(s), post = READ_ONCE(s->has_post);
+		bool want = site_wants_armed(s), post = site_ipmodify(s);
 
 		list_del_init(&s->ftrace_node);
-		if (armed && (!want || post != s->armed_post))
+		if (armed && (!want || post != s->armed_ipmodify))
 			armed = false;
 		if (want && !armed && hooked[post]) {
 			armed = true;
-			s->armed_post = post;
+			s->armed_ipmodify = post;
 		}
 		if (armed)
 			s->flags |= KPROBE_SITE_ARMED;
@@ -859,7 +882,7 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
 	struct kprobe_site *s;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (!probe_is_registered(p))
+	if (!p || !probe_is_registered(p))
 		return false;
 	s = p->site;
 	list_del_rcu(&p->list);
@@ -970,7 +993,7 @@ static void __unregister_kprobes(struct kprobe **kps, int num,
 	/* one wait for everything: no hit still uses any of these probes */
 	__kprobe_batch_commit(&b, wait);
 	for (i = 0; i < num; i++)
-		if (!done || done[i])
+		if (done ? done[i] : !!kps[i])
 			__unregister_kprobe_bottom(kps[i]);
 	if (done != &one)
 		kfree(done);
@@ -1007,6 +1030,8 @@ static int kprobe_set_disabled(struct kprobe *p, bool disable)
 	struct kprobe_batch b;
 	int ret = 0;
 
+	if (!p)
+		return -EINVAL;
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	if (!probe_is_registered(p)) {
@@ -1613,11 +1638,14 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
  * kprobe_type_char() - the type letter kprobes/list shows for a probe
  * @p: the probe
  *
- * Return: 'r' for a kretprobe's entry probe, 'k' otherwise.
+ * Return: 'r' for a kretprobe's entry probe, 'j' for a jprobe, 'k'
+ * otherwise.
  */
 char kprobe_type_char(struct kprobe *p)
 {
-	return kprobe_is_kretprobe(p) ? 'r' : 'k';
+	if (kprobe_is_kretprobe(p))
+		return 'r';
+	return kprobe_is_jprobe(p) ? 'j' : 'k';
 }
 
 /* ---- init -------------------------------------------------------------------------- */

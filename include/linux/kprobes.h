@@ -52,6 +52,7 @@
 #define KPROBE_HIT_SS		0x00000002	/* copied insn single-stepping */
 #define KPROBE_REENTER		0x00000004	/* a probe hit inside a handler */
 #define KPROBE_HIT_SSDONE	0x00000008	/* post_handler running */
+#define KPROBE_HIT_JPROBE	0x00000010	/* a jprobe's handler running */
 
 #else /* !CONFIG_KPROBES */
 #include <asm-generic/kprobes.h>
@@ -182,6 +183,23 @@ struct kretprobe_instance {
 	char data[];
 };
 
+/*
+ * Jump probes (jprobes): a probe on a function's entry whose handler,
+ * @entry, has the probed function's prototype and is called with the
+ * function's own arguments (registers, and up to JPROBE_MAX_STACK_SIZE
+ * bytes of stack from the return address up, see <asm/kprobes.h>).  The
+ * handler ends with jprobe_return(); the probed function then runs with
+ * its registers and stack as they were at the hit.  The handler runs with
+ * interrupts and preemption disabled, and must not sleep.
+ */
+struct jprobe {
+	struct kprobe kp;
+	void *entry;	/* the handler: same prototype as the probed function */
+};
+
+/* what the seed's modules wrote as .entry = JPROBE_ENTRY(handler) */
+#define JPROBE_ENTRY(pentry)	((kprobe_opcode_t *)(pentry))
+
 struct kretprobe_blackpoint {
 	const char *name;
 	void *addr;
@@ -310,6 +328,14 @@ void unregister_kretprobes(struct kretprobe **rps, int num);
 int disable_kprobe(struct kprobe *kp);
 int enable_kprobe(struct kprobe *kp);
 
+int register_jprobe(struct jprobe *jp);
+void unregister_jprobe(struct jprobe *jp);
+int register_jprobes(struct jprobe **jps, int num);
+void unregister_jprobes(struct jprobe **jps, int num);
+int disable_jprobe(struct jprobe *jp);
+int enable_jprobe(struct jprobe *jp);
+void jprobe_return(void);
+
 void dump_kprobe(struct kprobe *kp);
 
 /* Optimization is not built yet: nothing to wait for. */
@@ -385,6 +411,30 @@ static inline int enable_kprobe(struct kprobe *kp)
 	return -EOPNOTSUPP;
 }
 
+static inline int register_jprobe(struct jprobe *jp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_jprobes(struct jprobe **jps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_jprobe(struct jprobe *jp) { }
+static inline void unregister_jprobes(struct jprobe **jps, int num) { }
+static inline int disable_jprobe(struct jprobe *jp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int enable_jprobe(struct jprobe *jp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void jprobe_return(void) { }
+
 static inline bool within_kprobe_blacklist(unsigned long addr)
 {
 	return true;
@@ -455,8 +505,9 @@ struct kprobe_site {
 	struct list_head ftrace_node;	/* a batch's ftrace filter changes */
 	unsigned long addr;
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
-	bool armed_post;		/* ftrace: armed on the IPMODIFY ops */
+	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
 	bool has_post;			/* a probe has a post_handler: no boost */
+	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
 	struct arch_specific_insn ainsn;
 };
 
@@ -551,20 +602,22 @@ static nokprobe_inline struct kprobe *kprobe_site_first(struct kprobe_site *s)
 }
 
 /*
- * Run the pre_handlers of site s, in registration order, on the top frame
- * f.  current_kprobe names the probe whose handler runs, so a fault in it
- * reaches that probe's fault_handler, and bpf sees the right probe.
- * Returns 1 if a pre_handler changed regs->ip (and returned 1): the
- * probed instruction must then not be executed; the rest of the site's
- * pre_handlers are skipped too, as their view of the registers is gone.
+ * Run the pre_handlers of site s, in registration order, from probe kp
+ * on, on the top frame f.  current_kprobe names the probe whose handler
+ * runs, so a fault in it reaches that probe's fault_handler, and bpf sees
+ * the right probe.  Returns 1 if a pre_handler changed regs->ip (and
+ * returned 1): the probed instruction must then not be executed; the rest
+ * of the site's pre_handlers are skipped too, as their view of the
+ * registers is gone.  A jprobe's pre_handler returns 1 with f->status
+ * KPROBE_HIT_JPROBE: its handler runs next, out of the trap, and the hit
+ * goes on from the probe after it (kprobe_jprobe_resume()).
  */
-static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
-					   struct kprobe_frame *f,
-					   struct pt_regs *regs)
+static nokprobe_inline int kprobe_site_pre_from(struct kprobe_site *s,
+						struct kprobe_frame *f,
+						struct pt_regs *regs,
+						struct kprobe *kp)
 {
-	struct kprobe *kp;
-
-	list_for_each_entry_rcu(kp, &s->probes, list) {
+	list_for_each_entry_from_rcu(kp, &s->probes, list) {
 		if (kprobe_disabled(kp) || !kp->pre_handler)
 			continue;
 		if (f->kp != kp)
@@ -573,6 +626,14 @@ static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
 			return 1;
 	}
 	return 0;
+}
+
+static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
+					   struct kprobe_frame *f,
+					   struct pt_regs *regs)
+{
+	return kprobe_site_pre_from(s, f, regs,
+				    list_entry_rcu(s->probes.next, struct kprobe, list));
 }
 
 /* the post_handlers of site s, in registration order, on the top frame f */
@@ -593,6 +654,9 @@ static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 }
 
 char kprobe_type_char(struct kprobe *p);
+bool kprobe_is_jprobe(struct kprobe *p);
+int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			 struct kprobe_frame *f);
 void kprobes_set_all_armed(bool arm);
 
 /* arch backend */
@@ -602,6 +666,8 @@ void arch_release_site(struct kprobe_site *s);
 void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
 void arch_kprobe_poke_sync(void);
+int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
+int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);

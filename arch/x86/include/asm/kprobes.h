@@ -72,12 +72,24 @@ struct arch_specific_insn {
 	bool wide;		/* mov: 64 bits (else 32, zero-extended) */
 };
 
+/*
+ * A jprobe handler sees the probed function's stack arguments in a mirror
+ * of this many bytes from its return address up (jprobes.c): the return
+ * address and 15 stack words, so functions of up to 21 word-sized
+ * arguments (6 in registers).  Beyond it the handler reads its own frame.
+ */
+#define JPROBE_MAX_STACK_SIZE	128
+/* the seed's name for it */
+#define MAX_STACK_SIZE		JPROBE_MAX_STACK_SIZE
+
 /* One level of hit state; nested hits (re-entry, NMI) push another. */
 struct kprobe_frame {
 	struct kprobe *kp;		/* current_kprobe while this level runs */
 	struct kprobe_site *site;
 	unsigned int status;		/* KPROBE_HIT_* / KPROBE_REENTER */
 	unsigned long saved_if;		/* X86_EFLAGS_IF of the trapped context */
+	/* where a handled #PF resumes (kprobe_fault_handler()); 0: none */
+	unsigned long fault_ip, fault_flags;
 };
 
 #define KPROBE_NEST_MAX	4
@@ -89,6 +101,14 @@ struct kprobe_ctlblk {
 
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 int kprobe_int3_handler(struct pt_regs *regs);
+
+/* The backend's assembly, and the C it calls; not for probe modules. */
+void kprobe_fault_landing(void);		/* core.c: #PF handled */
+extern const u8 kprobe_fault_resume[];
+void jprobe_trampoline(void);			/* jprobes.c */
+extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
+void *jprobe_trampoline_enter(unsigned long *mirror);
+void jprobe_return_prepare(void);
 
 #else
 

@@ -58,6 +58,7 @@
 #include <linux/objtool.h>
 #include <linux/extable.h>
 #include <asm/extable.h>
+#include <asm/asm.h>
 
 #include <asm/text-patching.h>
 #include <asm/insn.h>
@@ -618,6 +619,53 @@ static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 
 NOKPROBE_SYMBOL(kprobe_finish_step);
 
+/*
+ * A fault_handler that handled a #PF.  6.12's #PF path WARNs when the
+ * kprobes hook returns 1 (it expects only the single-step fixup, done
+ * with 0), so we answer 0 and let its exception-table search find an
+ * entry of ours: the fault "happened" at kprobe_fault_landing, whose
+ * fixup is kprobe_fault_resume, an int3 where kprobe_fault_resumed() puts
+ * back the ip and flags the fault_handler chose.  AC is set meanwhile so
+ * that a fault on a user address is not refused before that search (the
+ * SMAP check, arch/x86/mm/fault.c).
+ */
+asm(".pushsection .kprobes.text, \"ax\"\n"
+	".type kprobe_fault_landing, @function\n"
+	"kprobe_fault_landing:\n"
+	ANNOTATE_NOENDBR	/* never run: an address with a fixup */
+	"	nop\n"
+	"kprobe_fault_resume:\n"
+	ANNOTATE_NOENDBR	/* reached by the fixup, an iret */
+	"	int3\n"
+	"	ud2\n"
+	_ASM_EXTABLE(kprobe_fault_landing, kprobe_fault_resume)
+	".size kprobe_fault_landing, .-kprobe_fault_landing\n"
+	".popsection\n"
+);
+NOKPROBE_SYMBOL(kprobe_fault_landing);
+STACK_FRAME_NON_STANDARD(kprobe_fault_landing);
+
+static int kprobe_fault_via_extable(struct pt_regs *regs, struct kprobe_frame *f)
+{
+	f->fault_ip = regs->ip;
+	f->fault_flags = regs->flags;
+	regs->ip = (unsigned long)kprobe_fault_landing;
+	regs->flags |= X86_EFLAGS_AC;
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_fault_via_extable);
+
+static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
+{
+	regs->ip = f->fault_ip;
+	regs->flags = f->fault_flags;
+	f->fault_ip = 0;
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_fault_resumed);
+
 /**
  * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
  * @regs: registers at the trap; regs->ip is the int3's address + 1
@@ -641,11 +689,20 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	kcb = get_kprobe_ctlblk();
 
-	/* the int3 after the copy being single-stepped by the top frame? */
+	/* our own int3s, met only while this CPU is inside a hit */
 	f = kprobe_frame_top(kcb);
-	slot = kprobe_frame_slot(f);
-	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
-		return kprobe_finish_step(regs, kcb, f);
+	if (f) {
+		/* the int3 after the copy being single-stepped by the top frame? */
+		slot = kprobe_frame_slot(f);
+		if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
+			return kprobe_finish_step(regs, kcb, f);
+		/* the end of a jprobe's handler */
+		if (addr == (unsigned long)jprobe_return_break)
+			return arch_jprobe_longjmp(regs, kcb);
+		/* back from a #PF a fault_handler handled */
+		if (addr == (unsigned long)kprobe_fault_resume && f->fault_ip)
+			return kprobe_fault_resumed(regs, f);
+	}
 
 	s = __kprobe_site_lookup(addr);
 	/*
@@ -653,6 +710,9 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	 * patching its fentry call (text_poke_bp), met late.
 	 */
 	if (!s || (s->flags & KPROBE_SITE_FTRACE)) {
+		/* jprobe_return() outside a handler: stepped over, with a warning */
+		if (addr == (unsigned long)jprobe_return_break)
+			return arch_jprobe_longjmp(regs, kcb);
 		/*
 		 * Removed between the trap and this lookup (ours disarmed,
 		 * or another patcher done): the byte is no longer an int3,
@@ -684,8 +744,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	first = kprobe_site_first(s) ?: &kprobe_busy;
 	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
 	if (kprobe_site_pre(s, f, regs)) {
-		/* a pre_handler moved ip: the probed instruction is skipped */
-		kprobe_frame_pop(kcb);
+		/*
+		 * A pre_handler moved ip: the probed instruction is skipped.
+		 * A jprobe did: the frame stays until its handler is done.
+		 */
+		if (f->status != KPROBE_HIT_JPROBE)
+			kprobe_frame_pop(kcb);
 		return 1;
 	}
 	if (f->kp != first)
@@ -697,6 +761,49 @@ int kprobe_int3_handler(struct pt_regs *regs)
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
 /**
+ * kprobe_jprobe_resume() - go on with a hit after a jprobe's handler
+ * @regs: the probed function's registers again
+ * @kcb: this CPU's hit state
+ * @f: the hit's frame; f->kp is the jprobe
+ *
+ * Runs the pre_handlers of the probes after the jprobe (another jprobe
+ * leaves again), then carries out the probed instruction as a hit would:
+ * on an ftrace site that is the fentry call, so ip moves past it.
+ *
+ * Return: 1 (the int3 of jprobe_return() is handled).
+ */
+int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			 struct kprobe_frame *f)
+{
+	struct kprobe_site *s = f->site;
+	struct kprobe *first;
+
+	f->status = KPROBE_HIT_ACTIVE;
+	if (kprobe_site_pre_from(s, f, regs,
+				 list_entry_rcu(f->kp->list.next, struct kprobe, list))) {
+		if (f->status != KPROBE_HIT_JPROBE)
+			kprobe_frame_pop(kcb);
+		return 1;
+	}
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (s->flags & KPROBE_SITE_FTRACE) {
+		/* the fentry call "executed" */
+		regs->ip = s->addr + MCOUNT_INSN_SIZE;
+		f->status = KPROBE_HIT_SSDONE;
+		kprobe_site_post(s, f, regs);
+		kprobe_frame_pop(kcb);
+		return 1;
+	}
+#endif
+	first = kprobe_site_first(s) ?: &kprobe_busy;
+	kprobe_frame_set_kp(f, first);
+	kprobe_execute(s, regs, kcb, f);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_jprobe_resume);
+
+/**
  * kprobe_fault_handler() - a fault while this CPU runs a probe
  * @regs: registers at the fault
  * @trapnr: X86_TRAP_PF, X86_TRAP_GP, ...
@@ -706,9 +813,12 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * address and the frame is dropped.  For #PF the fault path then goes on
  * and applies the original's exception-table fixup itself; for #GP (and
  * #VE), which tried the fixups before asking us, we apply it here.
- * A fault in a handler goes to that probe's fault_handler first; if it
- * fixed things up (returned 1) the fault is done, except for #PF, where
- * 6.12's fault path wants 0 and carries on.
+ * A fault in a handler (a jprobe's included) goes to that probe's
+ * fault_handler first; if it fixed things up (returned 1) the fault is
+ * done, resuming where the fault_handler set regs->ip: at once for #GP,
+ * through kprobe_fault_landing for #PF.  If it returned 0, the kernel's
+ * own handling goes on (an exception-table fixup of the faulting
+ * instruction, or an oops).
  *
  * Return: 1 if the fault was handled here.
  */
@@ -731,9 +841,13 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		return 0;
 	}
 	kp = f->kp;
-	if ((f->status == KPROBE_HIT_ACTIVE || f->status == KPROBE_HIT_SSDONE) &&
-	    kp && kp->fault_handler && kp->fault_handler(kp, regs, trapnr))
-		return trapnr != X86_TRAP_PF;
+	if ((f->status == KPROBE_HIT_ACTIVE || f->status == KPROBE_HIT_SSDONE ||
+	     f->status == KPROBE_HIT_JPROBE) &&
+	    kp && kp->fault_handler && kp->fault_handler(kp, regs, trapnr)) {
+		if (trapnr == X86_TRAP_PF)
+			return kprobe_fault_via_extable(regs, f);
+		return 1;
+	}
 	return 0;
 }
 

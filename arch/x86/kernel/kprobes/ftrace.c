@@ -52,7 +52,8 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
  * Handlers see what an int3 hit would show: regs->ip is the probe address
  * plus one for the pre_handlers, and the address after the 5-byte site
  * for the post_handlers.  A pre_handler that returns 1 leaves regs->ip
- * where it put it, and ftrace resumes there.
+ * where it put it, and ftrace resumes there; a jprobe's handler is
+ * reached that way (arch/x86/kernel/kprobes/jprobes.c).
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
@@ -100,6 +101,15 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			kprobe_site_post(s, f, regs);
 		}
 		regs->ip = orig_ip;
+	} else if (f->status == KPROBE_HIT_JPROBE) {
+		/*
+		 * A jprobe's handler runs next, reached by ftrace's return
+		 * to regs->ip; the frame stays, and interrupts stay off
+		 * (ftrace restores the flags from regs, IF cleared) until
+		 * its jprobe_return() traps.
+		 */
+		ftrace_test_recursion_unlock(bit);
+		return;
 	}
 	kprobe_frame_pop(kcb);
 out:

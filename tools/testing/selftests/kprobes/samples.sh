@@ -3,7 +3,7 @@
 # The kprobes samples (samples/kprobes, built with the kernel) load, fire
 # on real kernel work, print what their handlers saw, and unload cleanly.
 . /harness/ktap.sh
-plan 8
+plan 12
 
 # kprobe_example: pre/post handlers on kernel_clone (every fork)
 dmesg -c > /dev/null
@@ -28,3 +28,24 @@ result "kretprobe_example saw the child's pid as return value" $?
 rmmod kretprobe_example
 dmesg | grep -q "Missed probing 0 instances of kernel_clone"
 result "kretprobe_example unloads with 0 missed" $?
+
+# jprobe_example: a mirror handler of kernel_clone prints its arguments;
+# kprobes/list shows it with type j.  Upstream has no jprobes.
+if [ ! -e $M/jprobe_example.ko ]; then
+	for c in "jprobe_example loads" "jprobe_example listed with type j" \
+		 "jprobe_example handler saw kernel_clone's arguments" \
+		 "jprobe_example unloads with 0 missed"; do
+		skip "$c" "no jprobes in this kernel"
+	done
+	exit 0
+fi
+dmesg -c > /dev/null
+check "jprobe_example loads" insmod $M/jprobe_example.ko
+grep -q '^[0-9a-f]*  *j  *kernel_clone+0x[0-9a-f]*' $D/list
+result "jprobe_example listed with type j" $?
+/bin/true
+dmesg | grep -q "<kernel_clone> flags = 0x[0-9a-f]*, exit_signal = 17, stack = 0x0, stack_size = 0"
+result "jprobe_example handler saw kernel_clone's arguments" $?
+rmmod jprobe_example
+dmesg | grep -q "jprobe at [0-9a-fx]* unregistered, missed 0"
+result "jprobe_example unloads with 0 missed" $?

@@ -899,6 +899,42 @@ static int t_kretprobe_return_value(void)
 	return kpt_failed;
 }
 
+/*
+ * disable_kretprobe()/enable_kretprobe(): a disabled kretprobe takes no
+ * instances; one registered disabled (KPROBE_FLAG_DISABLED) starts so.
+ */
+static int t_kretprobe_disable_enable(void)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpt_target,
+		.kp.flags = KPROBE_FLAG_DISABLED,
+		.entry_handler = ret_entry,
+		.handler = ret_handler,
+		.data_size = sizeof(struct kpt_ri_data),
+		.maxactive = 4,
+	};
+
+	KPT_EXPECT_EQ(disable_kretprobe(&rp), -EINVAL);	/* not registered */
+	memset(&rh, 0, sizeof(rh));
+	KPT_ASSERT_EQ(register_kretprobe(&rp), 0);
+	KPT_EXPECT_EQ(call_target(1, 2), 33);
+	KPT_EXPECT_EQ(rh.returns, 0);
+	KPT_EXPECT_EQ(enable_kretprobe(&rp), 0);
+	KPT_EXPECT_EQ(call_target(2, 2), 64);
+	KPT_EXPECT_EQ(rh.entries, 1);
+	KPT_EXPECT_EQ(rh.returns, 1);
+	KPT_EXPECT_EQ(disable_kretprobe(&rp), 0);
+	KPT_EXPECT_EQ(call_target(3, 2), 95);
+	KPT_EXPECT_EQ(rh.returns, 1);
+	KPT_EXPECT_EQ(enable_kretprobe(&rp), 0);
+	KPT_EXPECT_EQ(call_target(4, 2), 126);
+	KPT_EXPECT_EQ(rh.returns, 2);
+	KPT_EXPECT_EQ(rh.last_ret, 126);
+	unregister_kretprobe(&rp);
+	KPT_EXPECT_EQ(rp.nmissed, 0);
+	return kpt_failed;
+}
+
 static int t_kretprobe_nmissed_recursion(void)
 {
 	struct kretprobe rp = {
@@ -1429,6 +1465,7 @@ static const struct kpt_case cases[] = {
 	{ "gp_in_single_step", t_gp_in_single_step },
 	{ "fault_in_handler", t_fault_in_handler },
 	{ "kretprobe_return_value", t_kretprobe_return_value },
+	{ "kretprobe_disable_enable", t_kretprobe_disable_enable },
 	{ "kretprobe_nmissed_recursion", t_kretprobe_nmissed_recursion },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	{ "kretprobe_bad_input", t_kretprobe_bad_input },

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 jprobes: the excursion from a hit into a jprobe's handler, and back.
+ *
+ * Out.  The jprobe's pre_handler (arch_jprobe_setjmp(), on the int3 or the
+ * ftrace path, with interrupts off) saves the probed function's registers
+ * in a per-CPU excursion record, marks the hit's frame KPROBE_HIT_JPROBE
+ * (it stays pushed: kprobe_running() is the jprobe until it returns, so a
+ * probe hit meanwhile, the same function's included, counts nmissed), and
+ * sends the trap's return (or ftrace's, whose ftrace_ops has IPMODIFY)
+ * to jprobe_trampoline with interrupts still off.  Only one excursion per
+ * CPU can be under way: handlers run only for a hit on a CPU running none.
+ *
+ * The handler's frame.  jprobe_trampoline starts with the function's own
+ * registers and stack pointer.  It does not call the handler on that
+ * stack: it builds a mirror of the argument area just below it, the first
+ * JPROBE_MAX_STACK_SIZE bytes from the return address up, with the return
+ * address replaced by jprobe_return, and jumps to the handler with the
+ * stack pointer at the mirror.  The handler sees the arguments where the
+ * ABI puts them (registers, and stack arguments up to the bound), may
+ * scribble over its stack arguments as a callee may, and the original
+ * ones stay untouched, so nothing is copied back.  A handler that simply
+ * returns ends up in jprobe_return() too.
+ *
+ * Back.  jprobe_return() tells lockdep the interrupt state the function
+ * will have again and executes an int3 we know; kprobe_int3_handler()
+ * sends it to arch_jprobe_longjmp(), which puts the saved registers in the
+ * trap frame (stack pointer included: the handler's frames are dropped)
+ * and lets the hit go on from the jprobe on (kprobe_jprobe_resume()).
+ *
+ * Interrupts are off from the hit to the longjmp, which is what lets
+ * unregister_jprobe() wait for handlers with one IPI round, as for every
+ * hit.  Lockdep is told so on the way out (the trap's exit restored its
+ * view from before the hit) and told the function's state on the way back.
+ */
+#include <linux/kprobes.h>
+#include <linux/export.h>
+#include <linux/irqflags.h>
+#include <linux/objtool.h>
+#include <linux/preempt.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <asm/asm.h>
+#include <asm/nospec-branch.h>
+#include <asm/stacktrace.h>
+
+struct jprobe_excursion {
+	struct pt_regs regs;	/* the probed function's, at the hit */
+	void *entry;		/* the handler under way */
+};
+
+static DEFINE_PER_CPU(struct jprobe_excursion, jprobe_excursion);
+
+/**
+ * arch_jprobe_setjmp() - leave a hit for a jprobe's handler
+ * @jp: the jprobe whose pre_handler runs
+ * @regs: the probed function's registers at its entry
+ *
+ * Called as a pre_handler, from the top frame of this CPU (the hit).
+ *
+ * Return: 1: regs->ip was changed, the frame is kept (KPROBE_HIT_JPROBE).
+ */
+int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+	struct jprobe_excursion *jx = this_cpu_ptr(&jprobe_excursion);
+
+	jx->regs = *regs;
+	jx->entry = jp->entry;
+	f->status = KPROBE_HIT_JPROBE;
+	/* handlers run with preemption off; balanced in the longjmp */
+	preempt_disable_notrace();
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)jprobe_trampoline;
+	return 1;
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_setjmp);
+
+/*
+ * From jprobe_trampoline, on the probed function's stack with interrupts
+ * off: fill the mirror (JPROBE_MAX_STACK_SIZE bytes just below the
+ * function's stack pointer) and return the handler to jump to.  Words
+ * beyond the end of the stack the function runs on are not read (zero).
+ */
+__used __visible void *jprobe_trampoline_enter(unsigned long *mirror)
+{
+	struct jprobe_excursion *jx = this_cpu_ptr(&jprobe_excursion);
+	unsigned long *orig = (unsigned long *)jx->regs.sp;
+	unsigned long n = JPROBE_MAX_STACK_SIZE / sizeof(long), avail = 1, i;
+	struct stack_info info;
+
+	/* the trap's exit told lockdep what it saw before the hit */
+	trace_hardirqs_off();
+	if (get_stack_info_noinstr(orig, current, &info))
+		avail = min_t(unsigned long, n, (unsigned long *)info.end - orig);
+	mirror[0] = (unsigned long)jprobe_return;
+	for (i = 1; i < n; i++)
+		mirror[i] = i < avail ? orig[i] : 0;
+	return jx->entry;
+}
+
+NOKPROBE_SYMBOL(jprobe_trampoline_enter);
+
+/*
+ * jprobe_trampoline: entered by the trap's (or ftrace's) return with the
+ * function's registers and stack pointer, interrupts off.  The argument
+ * registers (and %rax, the vector count of a varargs call) are kept
+ * around the C call; %r11 is free at a function's entry (call-clobbered,
+ * no argument) and carries the handler's address.
+ */
+asm(".pushsection .kprobes.text, \"ax\"\n"
+	".type jprobe_trampoline, @function\n"
+	"jprobe_trampoline:\n"
+	ANNOTATE_NOENDBR	/* reached by iret or ret only */
+	"	subq $" __stringify(JPROBE_MAX_STACK_SIZE) ", %rsp\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	pushq %rdx\n"
+	"	pushq %rcx\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	pushq %rax\n"
+	"	leaq 56(%rsp), %rdi\n"		/* the mirror */
+	"	call jprobe_trampoline_enter\n"
+	"	movq %rax, %r11\n"
+	"	popq %rax\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rcx\n"
+	"	popq %rdx\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	"	jmp __x86_indirect_thunk_r11\n"
+#else
+	ANNOTATE_RETPOLINE_SAFE
+	"	jmp *%r11\n"
+#endif
+	".size jprobe_trampoline, .-jprobe_trampoline\n"
+	".popsection\n"
+);
+NOKPROBE_SYMBOL(jprobe_trampoline);
+/* it jumps to the handler with the mirror below its own frame */
+STACK_FRAME_NON_STANDARD(jprobe_trampoline);
+
+/*
+ * From jprobe_return() (jprobes_asm.S), before its int3: the trap's exit
+ * will give lockdep back what it sees now, so make that the interrupt
+ * state the probed function gets back.
+ */
+__used __visible void jprobe_return_prepare(void)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+
+	if (f && f->status == KPROBE_HIT_JPROBE &&
+	    (this_cpu_ptr(&jprobe_excursion)->regs.flags & X86_EFLAGS_IF))
+		trace_hardirqs_on();
+}
+
+NOKPROBE_SYMBOL(jprobe_return_prepare);
+
+/**
+ * arch_jprobe_longjmp() - the int3 of jprobe_return() was hit
+ * @regs: the trap's registers, at the end of the handler
+ * @kcb: this CPU's hit state
+ *
+ * Return: 1 (handled).
+ */
+int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	struct jprobe_excursion *jx = this_cpu_ptr(&jprobe_excursion);
+	struct kprobe_frame *f = kprobe_frame_top(kcb);
+	unsigned long cs = regs->cs, ss = regs->ss, orig_ax = regs->orig_ax;
+
+	if (!f || f->status != KPROBE_HIT_JPROBE) {
+		pr_warn_once("jprobe_return() called outside a jprobe handler, from %pS\n",
+			     (void *)*(unsigned long *)(regs->sp + sizeof(long)));
+		return 1;	/* regs->ip is past the int3 already */
+	}
+	/* the function's registers and stack pointer; the trap's segments */
+	*regs = jx->regs;
+	regs->cs = cs;
+	regs->ss = ss;
+	regs->orig_ax = orig_ax;
+	preempt_enable_no_resched_notrace();
+	return kprobe_jprobe_resume(regs, kcb, f);
+}
+
+NOKPROBE_SYMBOL(arch_jprobe_longjmp);

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Jump probes (jprobes), back on our core.
+ *
+ * A jprobe is a kprobe on a function's entry whose pre_handler
+ * (jprobe_pre_handler) does not handle the hit itself: it hands the
+ * registers to the arch (arch_jprobe_setjmp()), which saves them and
+ * leaves the trap (or the ftrace callback) into the jprobe's handler,
+ * called as if in place of the probed function, with its arguments.  The
+ * handler ends in jprobe_return(), which traps back; the arch puts the
+ * saved registers back and the hit goes on where it stopped: the site's
+ * probes after the jprobe, then the probed instruction and the
+ * post_handlers, as for any hit (kprobe_jprobe_resume(), in the arch's
+ * hit path).
+ *
+ * So, beyond the seed, which allowed one jprobe per function: any number
+ * of jprobes share a site with kprobes and kretprobes, and every handler
+ * of the site runs in registration order, jprobe handlers included.
+ *
+ * What this file holds is the arch-neutral API: registration is
+ * register_kprobes() on the embedded kprobes once they are checked to sit
+ * on function entries (an ftrace'd entry included: the site then goes on
+ * the IPMODIFY ftrace_ops, see site_ipmodify()), and unregistration is
+ * unregister_kprobes(): a jprobe's handler runs with interrupts off from
+ * the hit to jprobe_return(), so the one IPI round of an unregister waits
+ * for every handler under way, as it does for any hit.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/export.h>
+#include <linux/slab.h>
+
+/* the pre_handler of every jprobe: the arch takes the hit from here */
+static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return arch_jprobe_setjmp(container_of(p, struct jprobe, kp), regs);
+}
+
+NOKPROBE_SYMBOL(jprobe_pre_handler);
+
+/**
+ * kprobe_is_jprobe() - is this kprobe a jprobe's?
+ * @p: a registered kprobe
+ *
+ * Return: true for the kprobe embedded in a registered jprobe.
+ */
+bool kprobe_is_jprobe(struct kprobe *p)
+{
+	return p->pre_handler == jprobe_pre_handler;
+}
+
+NOKPROBE_SYMBOL(kprobe_is_jprobe);
+
+/*
+ * Check a jprobe before it is handed to register_kprobes(): a handler,
+ * and a function entry (where the arguments are where the ABI put them).
+ */
+static int jprobe_check(struct jprobe *jp)
+{
+	if (!jp || !jp->entry)
+		return -EINVAL;
+	return kprobe_on_func_entry(jp->kp.addr, jp->kp.symbol_name,
+				    jp->kp.offset);
+}
+
+/**
+ * register_jprobes() - register an array of jprobes
+ * @jps: the jprobes: kp.addr or kp.symbol_name (a function's entry), entry
+ * @num: how many
+ *
+ * All are armed with one text-patch batch.  On error none is left
+ * registered, and the jprobes are as they were passed.
+ *
+ * Return: 0; -EINVAL (NULL jprobe or entry, not a function's entry,
+ * registered already, not probeable), -ENOENT (unknown symbol), or as
+ * register_kprobes().
+ */
+int register_jprobes(struct jprobe **jps, int num)
+{
+	kprobe_pre_handler_t *pre;
+	kprobe_post_handler_t *post;
+	struct kprobe **kps;
+	int i, ret;
+
+	if (!jps || num <= 0)
+		return -EINVAL;
+	for (i = 0; i < num; i++) {
+		ret = jprobe_check(jps[i]);
+		if (ret)
+			return ret;
+	}
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	pre = kcalloc(num, sizeof(*pre), GFP_KERNEL);
+	post = kcalloc(num, sizeof(*post), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!kps || !pre || !post)
+		goto out;
+	/* a jprobe's kprobe is ours: no handlers of the caller's run there */
+	for (i = 0; i < num; i++) {
+		kps[i] = &jps[i]->kp;
+		pre[i] = kps[i]->pre_handler;
+		post[i] = kps[i]->post_handler;
+		kps[i]->pre_handler = jprobe_pre_handler;
+		kps[i]->post_handler = NULL;
+	}
+	ret = register_kprobes(kps, num);
+	if (ret) {
+		/*
+		 * Nothing registered now; a jprobe that was registered before
+		 * this call (a double registration) had these values already.
+		 */
+		for (i = 0; i < num; i++) {
+			kps[i]->pre_handler = pre[i];
+			kps[i]->post_handler = post[i];
+		}
+	}
+out:
+	kfree(post);
+	kfree(pre);
+	kfree(kps);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_jprobes);
+
+/**
+ * register_jprobe() - probe a function's entry with a mirror handler
+ * @jp: the jprobe: kp.addr or kp.symbol_name at a function's entry, and
+ *	entry, a handler with the function's prototype that ends in
+ *	jprobe_return()
+ *
+ * Return: 0, or a negative errno as for register_jprobes().
+ */
+int register_jprobe(struct jprobe *jp)
+{
+	return register_jprobes(&jp, 1);
+}
+EXPORT_SYMBOL_GPL(register_jprobe);
+
+/**
+ * unregister_jprobes() - remove an array of jprobes
+ * @jps: the jprobes
+ * @num: how many
+ *
+ * When this returns, no handler of these jprobes runs on any CPU.
+ * Entries that are not registered are skipped and left untouched.
+ */
+void unregister_jprobes(struct jprobe **jps, int num)
+{
+	struct kprobe **kps;
+	int i;
+
+	if (!jps || num <= 0)
+		return;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps) {
+		for (i = 0; i < num; i++)
+			if (jps[i])
+				unregister_kprobe(&jps[i]->kp);
+		return;
+	}
+	for (i = 0; i < num; i++)
+		kps[i] = jps[i] ? &jps[i]->kp : NULL;
+	unregister_kprobes(kps, num);
+	kfree(kps);
+}
+EXPORT_SYMBOL_GPL(unregister_jprobes);
+
+/**
+ * unregister_jprobe() - remove a jprobe
+ * @jp: the jprobe; one that is not registered is left untouched
+ */
+void unregister_jprobe(struct jprobe *jp)
+{
+	unregister_jprobes(&jp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_jprobe);
+
+/**
+ * disable_jprobe() - stop a registered jprobe from firing, keeping it
+ * @jp: the jprobe
+ *
+ * Return: 0, or -EINVAL if @jp is not registered.
+ */
+int disable_jprobe(struct jprobe *jp)
+{
+	return jp ? disable_kprobe(&jp->kp) : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(disable_jprobe);
+
+/**
+ * enable_jprobe() - let a disabled jprobe fire again
+ * @jp: the jprobe
+ *
+ * Return: 0, or -EINVAL if @jp is not registered or its code is gone.
+ */
+int enable_jprobe(struct jprobe *jp)
+{
+	return jp ? enable_kprobe(&jp->kp) : -EINVAL;
+}
+EXPORT_SYMBOL_GPL(enable_jprobe);
