@@ -36,6 +36,7 @@
 #include <linux/kprobes.h>
 #include <linux/export.h>
 #include <linux/irqflags.h>
+#include <linux/kasan.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/printk.h>
@@ -95,8 +96,12 @@ __used __visible void *jprobe_trampoline_enter(unsigned long *mirror)
 	if (get_stack_info_noinstr(orig, current, &info))
 		avail = min_t(unsigned long, n, (unsigned long *)info.end - orig);
 	mirror[0] = (unsigned long)jprobe_return;
+	/*
+	 * Past the arguments is the caller's frame, redzones included:
+	 * read it as the unwinders do, without KASAN's checks.
+	 */
 	for (i = 1; i < n; i++)
-		mirror[i] = i < avail ? orig[i] : 0;
+		mirror[i] = i < avail ? READ_ONCE_NOCHECK(orig[i]) : 0;
 	return jx->entry;
 }
 
@@ -184,6 +189,11 @@ int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 	regs->ss = ss;
 	regs->orig_ax = orig_ax;
 	preempt_enable_no_resched_notrace();
+	/*
+	 * The handler's frames are dropped without their epilogues: clear
+	 * the KASAN redzones they left below the function's stack pointer.
+	 */
+	kasan_unpoison_task_stack_below((void *)regs->sp);
 	return kprobe_jprobe_resume(regs, kcb, f);
 }
 
