@@ -54,7 +54,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness test-debug exec bench clean distclean help
+	test-guest test-harness test-debug exec bench stress clean distclean help
 
 all: build
 
@@ -68,6 +68,8 @@ help:
 	@echo "  make exec DIR=<host dir> CMD='<command>'"
 	@echo "                  run CMD in the guest with DIR at /mnt/host"
 	@echo "  make test-debug the guest suites on a lockdep+KASAN kernel, panic_on_warn"
+	@echo "  make stress     hammer at -smp 4, probe everything, kretprobe pressure"
+	@echo "                  (STRESS_S, STRESS_BUDGET; IMPL=upstream for the baseline)"
 	@echo "  make bench      probe and registration cost, ours beside upstream"
 	@echo "                  (build/bench/bench.{txt,csv,png})"
 
@@ -115,6 +117,10 @@ test-debug:
 	@$(MAKE) --no-print-directory DEBUG=1 build
 	@KERNEL_ARGS="$${KERNEL_ARGS:-} panic_on_warn=1" \
 		$(MAKE) --no-print-directory DEBUG=1 test-guest
+
+# Hammer, probe-everything and kretprobe pressure at -smp 4 (harness/stress.sh).
+stress: build
+	@SMP=$(if $(filter command line,$(origin SMP)),$(SMP),4) $(H)/stress.sh
 
 # Probe and registration cost of both implementations, side by side:
 # boots each kernel plainly and twice under -icount (harness/bench.sh).
