@@ -18,7 +18,7 @@
  *              probes stay armed until rmmod, which reports their hits.
  *              kret_every=N also puts a kretprobe on every Nth accepted
  *              function.
- *  sweep       funcs= lines "name size off off ...": every offset of the
+ *  sweep       funcs= lines "name size boundary...": every offset of the
  *              function, boundaries listed (objdump's, on the host).  A
  *              probe must be refused with -EILSEQ off a boundary, and not
  *              with -EILSEQ on one; init fails otherwise.  Accepted probes
@@ -167,7 +167,8 @@ static int churner(void *data)
 			break;
 		case 2:		/* two more at the same address, in one batch */
 			memset(&kp[1], 0, 2 * sizeof(*kp));
-			kp[1].addr = kp[2].addr = (kprobe_opcode_t *)st_fns[i];
+			kp[1].addr = (kprobe_opcode_t *)st_fns[i];
+			kp[2].addr = kp[1].addr;
 			kp[1].pre_handler = c_pre;
 			kp[2].post_handler = c_post;
 			agg[0] = &kp[1];
@@ -343,7 +344,7 @@ static int phase_everything(void)
 	 * probes are then registered one by one.
 	 */
 	while (p && nmany < count && ktime_get_ns() - t0 <= budget) {
-		struct kprobe *pp[EVERY_BATCH];
+		static struct kprobe *pp[EVERY_BATCH];
 		int first = nmany, n = 0;
 
 		while (n < EVERY_BATCH && (line = strsep(&p, "\n"))) {
@@ -586,10 +587,10 @@ static int phase_kretpressure(void)
 	for (i = 0; i < 12; i++)
 		kthread_run(sleeper_thread, NULL, "kps_sleep%d", i);
 	while (atomic_read(&sleepers_in) < 12)
-		msleep(10);
+		msleep(20);
 	complete_all(&release_sleepers);
 	while (atomic_read(&rp_hits) < 4 && !err)
-		msleep(10);
+		msleep(20);
 	msleep(50);
 	unregister_kretprobe(&rp);
 	pr_info("kretpressure: 12 sleepers, maxactive 4: hits %d nmissed %d\n",
