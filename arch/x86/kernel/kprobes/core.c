@@ -689,20 +689,11 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	kcb = get_kprobe_ctlblk();
 
-	/* our own int3s, met only while this CPU is inside a hit */
+	/* the int3 after the copy being single-stepped by the top frame? */
 	f = kprobe_frame_top(kcb);
-	if (f) {
-		/* the int3 after the copy being single-stepped by the top frame? */
-		slot = kprobe_frame_slot(f);
-		if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
-			return kprobe_finish_step(regs, kcb, f);
-		/* the end of a jprobe's handler */
-		if (addr == (unsigned long)jprobe_return_break)
-			return arch_jprobe_longjmp(regs, kcb);
-		/* back from a #PF a fault_handler handled */
-		if (addr == (unsigned long)kprobe_fault_resume && f->fault_ip)
-			return kprobe_fault_resumed(regs, f);
-	}
+	slot = kprobe_frame_slot(f);
+	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
+		return kprobe_finish_step(regs, kcb, f);
 
 	s = __kprobe_site_lookup(addr);
 	/*
@@ -710,9 +701,16 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	 * patching its fentry call (text_poke_bp), met late.
 	 */
 	if (!s || (s->flags & KPROBE_SITE_FTRACE)) {
-		/* jprobe_return() outside a handler: stepped over, with a warning */
+		/*
+		 * Our other int3s, in .kprobes.text (never a site): the end
+		 * of a jprobe's handler (or jprobe_return() called outside
+		 * one, stepped over with a warning), and the way back from a
+		 * #PF a fault_handler handled.
+		 */
 		if (addr == (unsigned long)jprobe_return_break)
 			return arch_jprobe_longjmp(regs, kcb);
+		if (addr == (unsigned long)kprobe_fault_resume && f && f->fault_ip)
+			return kprobe_fault_resumed(regs, f);
 		/*
 		 * Removed between the trap and this lookup (ours disarmed,
 		 * or another patcher done): the byte is no longer an int3,
