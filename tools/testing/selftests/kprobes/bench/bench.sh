@@ -12,6 +12,7 @@
 #   BENCH_ONLY=hit  the per-hit figures only
 #   BENCH_SCALE_S  guest seconds the scale phase may spend registering
 set -u
+. /harness/ktap.sh
 KO=/mnt/host/kprobes_bench.ko
 T=/sys/kernel/tracing
 N=${BENCH_N:-1000 10000}
@@ -59,21 +60,8 @@ for n in $KN; do
 	kpb "tracefs $n remove $((t4 - t3)) left $(wc -l < $T/kprobe_events)"
 done
 
-# A small busybox workload: fork/exec, file I/O, loopback HTTP; it counts
-# the fetches that returned the file intact.
-mkdir -p /tmp/www && echo hello > /tmp/www/h
-httpd -p 127.0.0.1:8080 -h /tmp/www
-workload() {
-	i=0 good=0
-	while [ $i -lt 3 ]; do
-		ls -l /proc/self/ /sys/kernel > /dev/null
-		dd if=/dev/zero of=/tmp/w bs=4k count=64 2> /dev/null
-		md5sum /tmp/w > /dev/null
-		sh -c 'cat /proc/meminfo' > /dev/null
-		[ "$(wget -q -O - http://127.0.0.1:8080/h)" = hello ] && good=$((good + 1))
-		i=$((i + 1))
-	done
-}
+# The busybox workload of /harness/ktap.sh (fork/exec, file I/O, HTTP).
+workload_start
 t0=$(now); workload; t1=$(now)
 kpb "scale workload_unprobed $((t1 - t0)) ok $good/3"
 rmmod kprobes_bench

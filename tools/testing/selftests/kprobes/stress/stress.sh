@@ -25,19 +25,7 @@ diag_log kretpressure
 # kprobe each, and a kretprobe on every 20th accepted one.
 grep ' [tT] ' /proc/kallsyms | grep -v '\[' | cut -d' ' -f3 > /tmp/funcs
 diag "candidates: $(wc -l < /tmp/funcs) text symbols"
-mkdir -p /tmp/www && echo hello > /tmp/www/h
-httpd -p 127.0.0.1:8080 -h /tmp/www
-workload() {
-	i=0 good=0
-	while [ $i -lt 3 ]; do
-		ls -l /proc/self/ /sys/kernel > /dev/null
-		dd if=/dev/zero of=/tmp/w bs=4k count=64 2> /dev/null
-		md5sum /tmp/w > /dev/null
-		sh -c 'cat /proc/meminfo' > /dev/null
-		[ "$(wget -q -O - http://127.0.0.1:8080/h)" = hello ] && good=$((good + 1))
-		i=$((i + 1))
-	done
-}
+workload_start
 check "everything: registered within budget, every refusal a clean errno" \
 	insmod $K phase=everything funcs=/tmp/funcs \
 	budget_s="${STRESS_BUDGET:-90}" kret_every=20
