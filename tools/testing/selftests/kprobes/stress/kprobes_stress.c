@@ -18,11 +18,6 @@
  *              probes stay armed until rmmod, which reports their hits.
  *              kret_every=N also puts a kretprobe on every Nth accepted
  *              function.
- *  sweep       funcs= lines "name size boundary...": every offset of the
- *              function, boundaries listed (objdump's, on the host).  A
- *              probe must be refused with -EILSEQ off a boundary, and not
- *              with -EILSEQ on one; init fails otherwise.  Accepted probes
- *              stay armed until rmmod, which reports how many were hit.
  *  kretpressure  recursion deeper than maxactive, and more sleepers than
  *              instances: nmissed must match the shortfall exactly.
  */
@@ -262,7 +257,7 @@ out:
 	return ret;
 }
 
-/* ---- everything and sweep: many probes, armed until rmmod ------------- */
+/* ---- everything: many probes, armed until rmmod ----------------------- */
 
 static struct kprobe *many;
 static u8 *many_hit;		/* per probe of many: was it hit */
@@ -414,80 +409,6 @@ static int phase_everything(void)
 	return unclean ? -EFAULT : 0;
 }
 
-static int phase_sweep(void)
-{
-	int nfunc = 0, bad = 0, boundaries = 0, inside = 0, ret, cap = 0;
-	char *buf, *p, *line, *tok;
-	size_t len;
-
-	buf = read_funcs(&len);
-	if (!buf)
-		return -ENOENT;
-	for (ret = 0; ret < len; ret++)
-		if (buf[ret] == ' ')
-			cap++;
-	many = kvcalloc(cap + 1, sizeof(*many), GFP_KERNEL);
-	many_hit = kvcalloc(cap + 1, 1, GFP_KERNEL);
-	if (!many || !many_hit)
-		return -ENOMEM;
-	buf[len - 1] = '\0';
-	p = buf;
-	while ((line = strsep(&p, "\n"))) {
-		unsigned int size, off, next = 0;
-		char *name = strsep(&line, " ");
-
-		if (!name || !*name || !line)
-			continue;
-		tok = strsep(&line, " ");
-		if (kstrtouint(tok, 0, &size))
-			continue;
-		nfunc++;
-		for (off = 0; off < size; off++) {
-			bool boundary;
-
-			/* the listed boundaries are increasing */
-			while (next < off && line && *line) {
-				tok = strsep(&line, " ");
-				if (kstrtouint(tok, 0, &next))
-					next = size;
-			}
-			boundary = next == off;
-			memset(&many[nmany], 0, sizeof(many[nmany]));
-			many[nmany].symbol_name = name;
-			many[nmany].offset = off;
-			many[nmany].pre_handler = many_pre;
-			ret = register_kprobe(&many[nmany]);
-			if (boundary) {
-				boundaries++;
-				if (ret == -EILSEQ || (ret && !clean_errno(ret))) {
-					bad++;
-					pr_info("# %s+%#x: a boundary, refused with %d\n",
-						name, off, ret);
-				}
-				if (ret) {
-					if (-ret > 0 && -ret < NERR)
-						refused[-ret]++;
-				}
-			} else {
-				inside++;
-				if (ret != -EILSEQ) {
-					bad++;
-					pr_info("# %s+%#x: inside an instruction, got %d\n",
-						name, off, ret);
-				}
-			}
-			if (!ret)
-				nmany++;
-			if (nmany >= cap)
-				break;
-		}
-	}
-	pr_info("sweep: functions %d boundaries %d (armed %d) inside-instruction offsets %d, wrong answers %d\n",
-		nfunc, boundaries, nmany, inside, bad);
-	report_refused("sweep boundaries");
-	return bad ? -EFAULT : 0;
-}
-
 static void many_release(void)
 {
 	struct kprobe **pp;
@@ -610,8 +531,6 @@ static int __init kprobes_stress_init(void)
 		return phase_kretpressure();
 	if (!strcmp(phase, "everything"))
 		ret = phase_everything();
-	else if (!strcmp(phase, "sweep"))
-		ret = phase_sweep();
 	/* a failed init gets no exit: take the probes out now */
 	if (ret)
 		many_release();
