@@ -521,18 +521,33 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 /* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
 enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
 
+/* hooked, and wants to stay hooked but on the other ops */
+static bool ftrace_site_moves(struct kprobe_site *s)
+{
+	return (s->flags & KPROBE_SITE_ARMED) && site_wants_armed(s) &&
+	       site_ipmodify(s) != s->armed_ipmodify;
+}
+
 /*
  * Bring the ftrace sites on @sites to what their probes want now (hooked
  * or not, on which ops): the differences go to ftrace in one update per
- * ops, whatever their number.  @buf has room for FT_LISTS * @cnt
- * addresses.  Empties @sites.
+ * ops and direction, whatever their number.  @buf has room for
+ * FT_LISTS * @cnt addresses.  Empties @sites.
+ *
+ * A site moving to the other ops is hooked there before it is unhooked
+ * from its old one (make-before-break), with a wait for every CPU to
+ * leave ftrace's ops list between the steps; while on both, one
+ * callback of the two acts (see arch/x86/kernel/kprobes/ftrace.c).  So a
+ * call to it always runs its probes, exactly once.  If the new ops
+ * refuses it (another IPMODIFY user owns the function), it stays where it
+ * was and the error is returned.
  */
 static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 			     int cnt)
 {
 	unsigned long *ips[FT_LISTS];
 	int n[FT_LISTS] = { 0 }, ret = 0, err, i;
-	bool hooked[2] = { true, true };
+	bool hooked[2] = { true, true }, moving = false;
 	struct kprobe_site *s, *t;
 
 	for (i = 0; i < FT_LISTS; i++)
@@ -541,33 +556,57 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 		bool armed = s->flags & KPROBE_SITE_ARMED;
 		bool want = site_wants_armed(s), post = site_ipmodify(s);
 
-		if (armed && (!want || post != s->armed_ipmodify)) {
+		if (ftrace_site_moves(s)) {
+			WRITE_ONCE(s->ftrace_dual, true);
+			moving = true;
+		} else if (armed && !want) {
 			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
-			armed = false;
+			continue;
+		} else if (armed || !want) {
+			continue;
 		}
-		if (want && !armed) {
-			i = post ? FT_ADD_IPMODIFY : FT_ADD;
-			ips[i][n[i]++] = s->addr;
-		}
+		i = post ? FT_ADD_IPMODIFY : FT_ADD;
+		ips[i][n[i]++] = s->addr;
 	}
+	/* every callback from now on sees which sites are on both */
+	if (moving)
+		kprobe_ftrace_walk_sync();
 	for (i = 0; i < 2; i++) {
 		err = kprobe_ftrace_update(i, ips[FT_ADD + i], n[FT_ADD + i],
-					   ips[FT_DEL + i], n[FT_DEL + i]);
+					   NULL, 0);
 		if (err) {
 			hooked[i] = false;
 			ret = ret ?: err;
 		}
 	}
+	if (moving) {
+		/* every call from now on finds the movers on their new ops */
+		kprobe_ftrace_walk_sync();
+		list_for_each_entry(s, sites, ftrace_node) {
+			if (!ftrace_site_moves(s) || !hooked[site_ipmodify(s)])
+				continue;
+			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
+			ips[i][n[i]++] = s->addr;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		kprobe_ftrace_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
+	/* every call from now on finds each mover on one ops only */
+	if (moving)
+		kprobe_ftrace_walk_sync();
+
 	/* the same decisions again, now recorded in the sites */
 	list_for_each_entry_safe(s, t, sites, ftrace_node) {
 		bool armed = s->flags & KPROBE_SITE_ARMED;
 		bool want = site_wants_armed(s), post = site_ipmodify(s);
 
 		list_del_init(&s->ftrace_node);
-		if (armed && (!want || post != s->armed_ipmodify))
+		WRITE_ONCE(s->ftrace_dual, false);
+		if (armed && !want) {
 			armed = false;
-		if (want && !armed && hooked[post]) {
+		} else if (want && hooked[post] &&
+			   (!armed || post != s->armed_ipmodify)) {
 			armed = true;
 			s->armed_ipmodify = post;
 		}

@@ -506,6 +506,7 @@ struct kprobe_site {
 	unsigned long addr;
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
 	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
+	bool ftrace_dual;		/* ftrace: moving, hooked on both ops */
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
 	struct arch_specific_insn ainsn;
@@ -671,6 +672,7 @@ int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);
+void kprobe_ftrace_walk_sync(void);
 #ifdef CONFIG_KRETPROBES
 void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 void kretprobe_trampoline_callback(struct pt_regs *regs);

@@ -6,8 +6,8 @@
  * ftrace: kprobes never writes an int3 over it.  A probe there is hooked
  * as an ftrace callback instead (KPROBE_FLAG_FTRACE), which costs no trap.
  *
- * Two ftrace_ops: sites whose probes have a post_handler go on one with
- * FTRACE_OPS_FL_IPMODIFY (such probes are the ones that redirect
+ * Two ftrace_ops: sites whose probes have a post_handler or a jprobe go on
+ * one with FTRACE_OPS_FL_IPMODIFY (such probes are the ones that redirect
  * execution, as fail_function does); the others on one without it, so
  * that they can coexist with livepatch and direct trampolines, which
  * claim IPMODIFY for themselves.  Both save full registers.
@@ -15,10 +15,80 @@
  * The handler runs in ftrace context, preemption and interrupts disabled,
  * with the ftrace recursion guard held; it shares the per-CPU frames of the int3
  * path, so a hit inside any probe handler only counts nmissed.
+ *
+ * Moving a site between the two ops (a post_handler or jprobe comes or
+ * goes) is make-before-break: the site is hooked on the new ops first,
+ * then unhooked from the old, so no call finds it unhooked.  Meanwhile a
+ * call runs our callback twice, once per ops, in the order of ftrace's
+ * ops list, within one preemption-disabled walk of that list.  Only the
+ * first of the two acts: it notes (ip, regs) in a per-CPU, per-context
+ * record, and the second, finding that note of its own call, steps aside.  A
+ * record can go stale (the first callback ran, the ops list changed before
+ * the second could), so every step of a move ends in
+ * kprobe_ftrace_walk_sync(), which waits for each CPU to leave any walk
+ * and clears its records.
  */
 #include <linux/kprobes.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
+#include <linux/workqueue.h>
+
+/* one call's pass through the ops list, per CPU and context level */
+struct kprobe_ftrace_walk {
+	unsigned long ip;
+	struct pt_regs *regs;
+	struct ftrace_ops *ops;		/* whose callback noted it */
+};
+
+static DEFINE_PER_CPU(struct kprobe_ftrace_walk, kprobe_ftrace_walks[4]);
+
+/* of our two ops, the one ahead in ftrace's list (registered last) */
+static struct ftrace_ops *kprobe_ftrace_first;
+
+/*
+ * A call to a site hooked on both ops: is this its second callback?
+ * The first one to run, the ops ahead in the list, records the call.
+ * Only the other ops' record counts: when kprobe_ftrace_first changes
+ * (an ops is registered), a CPU may still hold the record its own last
+ * call left while it was first, and must not mistake it for this one's.
+ */
+static nokprobe_inline bool kprobe_ftrace_second(struct ftrace_ops *ops,
+						 unsigned long ip,
+						 struct pt_regs *regs)
+{
+	struct kprobe_ftrace_walk *w;
+
+	w = this_cpu_ptr(&kprobe_ftrace_walks[interrupt_context_level()]);
+	if (ops == READ_ONCE(kprobe_ftrace_first)) {
+		w->ip = ip;
+		w->regs = regs;
+		w->ops = ops;
+		return false;
+	}
+	if (w->ip != ip || w->regs != regs || w->ops == ops)
+		return false;
+	w->ip = 0;
+	return true;
+}
+
+static void kprobe_ftrace_walk_clear(struct work_struct *unused)
+{
+	memset(this_cpu_ptr(&kprobe_ftrace_walks), 0,
+	       sizeof(kprobe_ftrace_walks));
+}
+
+/**
+ * kprobe_ftrace_walk_sync() - wait out every ops-list walk in progress
+ *
+ * The list walk runs with preemption disabled, so a work item run on each
+ * CPU finds no walk there in progress, in any context; it clears that
+ * CPU's records, which no callback still needs.
+ */
+void kprobe_ftrace_walk_sync(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	WARN_ON_ONCE(schedule_on_each_cpu(kprobe_ftrace_walk_clear));
+}
 
 /**
  * kprobe_check_ftrace() - does ftrace own the bytes at addr?
@@ -80,6 +150,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	s = __kprobe_site_lookup(ip);
 	if (unlikely(!s))
+		goto out;
+	/* moving between our ops: one of the two callbacks acts */
+	if (unlikely(READ_ONCE(s->ftrace_dual)) &&
+	    kprobe_ftrace_second(ops, ip, regs))
 		goto out;
 	first = kprobe_site_first(s);
 	if (unlikely(!first))
@@ -172,6 +246,14 @@ int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 		return ret;
 	}
 	if (*users == 0) {
+		/*
+		 * Registered, it goes ahead of the other ops in ftrace's list:
+		 * its callbacks come first.  Walks that believed otherwise
+		 * are waited out first.
+		 */
+		WRITE_ONCE(kprobe_ftrace_first, ops);
+		if (kprobe_ftrace_users + kprobe_ipmodify_users)
+			kprobe_ftrace_walk_sync();
 		ret = register_ftrace_function(ops);
 		if (ret) {
 			ftrace_set_filter_ips(ops, add, nadd, 1, 0);
