@@ -69,7 +69,7 @@ help:
 	@echo "                  run CMD in the guest with DIR at /mnt/host"
 	@echo "  make test-debug the guest suites on a lockdep+KASAN kernel, panic_on_warn"
 	@echo "  make stress     hammer at -smp 4, probe everything, kretprobe pressure"
-	@echo "                  (STRESS_S, STRESS_BUDGET; IMPL=upstream for the baseline)"
+	@echo "                  (STRESS_S, _BUDGET, _MODS, _SWEEP; IMPL=upstream for the baseline)"
 	@echo "  make bench      probe and registration cost, ours beside upstream"
 	@echo "                  (build/bench/bench.{txt,csv,png})"
 
