@@ -118,7 +118,8 @@ test-debug:
 	@KERNEL_ARGS="$${KERNEL_ARGS:-} panic_on_warn=1" \
 		$(MAKE) --no-print-directory DEBUG=1 test-guest
 
-# Hammer, probe-everything and kretprobe pressure at -smp 4 (harness/stress.sh).
+# Hammer, kretprobe pressure, module churn, probe-everything and the
+# instruction sweep at -smp 4 (harness/stress.sh).
 stress: build
 	@SMP=$(if $(filter command line,$(origin SMP)),$(SMP),4) $(H)/stress.sh
 
