@@ -44,6 +44,12 @@ ifneq ($(DEBUG),)
 KOBJ    := $(KSRC)/_build_debug
 FRAGS   += $(REPO)/config/debug.config
 endif
+# PREEMPT=1: the same, fully preemptible (config/preempt.config)
+PREEMPT   ?=
+ifneq ($(PREEMPT),)
+KOBJ    := $(KOBJ)_preempt
+FRAGS   += $(REPO)/config/preempt.config
+endif
 
 ifeq ($(filter ours upstream next,$(IMPL)),)
 $(error IMPL must be 'ours', 'upstream' or 'next', not '$(IMPL)')
@@ -54,7 +60,8 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness test-debug exec bench stress clean distclean help
+	test-guest test-harness test-debug test-preempt exec bench stress clean \
+	distclean help
 
 all: build
 
@@ -68,6 +75,7 @@ help:
 	@echo "  make exec DIR=<host dir> CMD='<command>'"
 	@echo "                  run CMD in the guest with DIR at /mnt/host"
 	@echo "  make test-debug the guest suites on a lockdep+KASAN kernel, panic_on_warn"
+	@echo "  make test-preempt the guest suites on a CONFIG_PREEMPT kernel (PREEMPT=1 builds it)"
 	@echo "  make stress     hammer at -smp 4, probe everything, kretprobe pressure"
 	@echo "                  (STRESS_S, _BUDGET, _MODS, _SWEEP; IMPL=upstream for the baseline)"
 	@echo "  make bench      probe and registration cost, ours beside upstream"
@@ -117,6 +125,11 @@ test-debug:
 	@$(MAKE) --no-print-directory DEBUG=1 build
 	@KERNEL_ARGS="$${KERNEL_ARGS:-} panic_on_warn=1" \
 		$(MAKE) --no-print-directory DEBUG=1 test-guest
+
+# The guest suites on a PREEMPT=1 kernel (CONFIG_PREEMPT).
+test-preempt:
+	@$(MAKE) --no-print-directory PREEMPT=1 build
+	@$(MAKE) --no-print-directory PREEMPT=1 test-guest
 
 # Hammer, kretprobe pressure, module churn, probe-everything and the
 # instruction sweep at -smp 4 (harness/stress.sh).

@@ -421,6 +421,7 @@ static int phase_everything(void)
 			break;
 		ntried += n;
 		nmany += batch_register(first, n, many_fresh, many_ok, refused);
+		cond_resched();
 	}
 	pr_info("everything: candidates %d tried %d accepted %d refused %d in %llu ms\n",
 		count, ntried, nmany, ntried - nmany,
@@ -437,6 +438,7 @@ static int phase_everything(void)
 			rets[nrets].handler = many_ret;
 			rets[nrets].maxactive = 16;
 			n++;
+			cond_resched();
 			ret = register_kretprobe(&rets[nrets]);
 			if (!ret) {
 				nrets++;
@@ -809,6 +811,8 @@ static int phase_sweep(void)
 
 			if (test_bit(off, bnd))
 				continue;
+			/* a refusal may not sleep: give way (PREEMPT_NONE) */
+			cond_resched();
 			nb_tried++;
 			ret = register_kprobe(&kp);
 			if (!ret) {
