@@ -355,6 +355,31 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
  *           alternatives, ftrace bytes other than a whole fentry site)
  *  -ENOENT  module text whose module is going away
  */
+/**
+ * kprobe_text_reserved() - do other patchers own bytes in [start, end]?
+ * @start: first byte
+ * @end: last byte
+ *
+ * Jump labels, static calls, alternatives (lock prefixes included) and
+ * ftrace, taken with their own locks as kprobe_check_text() does.
+ *
+ * Return: non-zero if one of them does.
+ */
+int kprobe_text_reserved(unsigned long start, unsigned long end)
+{
+	int ret;
+
+	jump_label_lock();
+	mutex_lock(&text_mutex);
+	ret = jump_label_text_reserved((void *)start, (void *)end) ||
+	      static_call_text_reserved((void *)start, (void *)end) ||
+	      alternatives_text_reserved((void *)start, (void *)end + 1) ||
+	      ftrace_text_reserved((void *)start, (void *)end);
+	mutex_unlock(&text_mutex);
+	jump_label_unlock();
+	return ret;
+}
+
 static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 {
 	int ret = 0;
@@ -497,9 +522,12 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	bool post = site_has_post(s);
 
 	lockdep_assert_held(&kprobe_mutex);
+	s->has_jprobe = site_has_jprobe(s);
+	/* an optimized site has no int3 to run a post_handler from, or to remove */
+	if (!(s->flags & KPROBE_SITE_FTRACE) && (!want || post || s->has_jprobe))
+		kprobe_unoptimize(s);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
-	s->has_jprobe = site_has_jprobe(s);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))
@@ -515,6 +543,8 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 		s->flags &= ~KPROBE_SITE_ARMED;
 		b->poked = true;
 	}
+	/* queued for the optimizer if it qualifies now */
+	kprobe_opt_sync(s);
 	return 0;
 }
 
@@ -757,6 +787,7 @@ static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
 	INIT_LIST_HEAD(&s->probes);
 	INIT_LIST_HEAD(&s->free_list);
 	INIT_LIST_HEAD(&s->ftrace_node);
+	INIT_LIST_HEAD(&s->opt_node);
 	if (ftrace)
 		s->flags |= KPROBE_SITE_FTRACE;
 	if (on_entry)
@@ -779,10 +810,13 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 		/* no probes left: kprobe_batch_ftrace() unhooks it */
 		if (list_empty(&s->ftrace_node))
 			list_add_tail(&s->ftrace_node, &b->ftrace);
-	} else if (s->flags & KPROBE_SITE_ARMED) {
-		arch_disarm_site(s);
-		b->poked = true;
-		s->flags &= ~KPROBE_SITE_ARMED;
+	} else {
+		kprobe_unoptimize(s);
+		if (s->flags & KPROBE_SITE_ARMED) {
+			arch_disarm_site(s);
+			b->poked = true;
+			s->flags &= ~KPROBE_SITE_ARMED;
+		}
 	}
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
 		hlist_del_rcu(&s->hash);
@@ -792,6 +826,9 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	}
 	list_del(&s->all);
 	list_add_tail(&s->free_list, &b->to_free);
+	/* a site before it whose region it blocked may be optimized now */
+	if (!(s->flags & KPROBE_SITE_FTRACE))
+		kprobe_opt_unblock(s->addr);
 }
 
 static bool site_has_probe(struct kprobe_site *s, struct kprobe *p)
@@ -874,6 +911,9 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 
 	s = kprobe_site_lookup(a);
 	if (!s) {
+		/* no optimized probe's jump may cover the new site's bytes */
+		if (!ftrace)
+			kprobe_opt_break(a);
 		s = site_create(a, ftrace, on_entry, &ret);
 		if (!s)
 			goto out;
@@ -891,6 +931,8 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	p->opcode = s->ainsn.orig[0];
 	/* no hit may boost past p's post_handler once p is on the list */
+	if (p->post_handler || kprobe_is_jprobe(p))
+		kprobe_unoptimize(s);
 	if (p->post_handler)
 		WRITE_ONCE(s->has_post, true);
 	list_add_tail_rcu(&p->list, &s->probes);

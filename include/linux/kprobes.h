@@ -338,8 +338,11 @@ void jprobe_return(void);
 
 void dump_kprobe(struct kprobe *kp);
 
-/* Optimization is not built yet: nothing to wait for. */
+#ifdef CONFIG_OPTPROBES
+void wait_for_kprobe_optimizer(void);
+#else
 static inline void wait_for_kprobe_optimizer(void) { }
+#endif
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
@@ -497,6 +500,14 @@ static inline int enable_kretprobe(struct kretprobe *rp)
 #define KPROBE_SITE_UNHASHED	0x08	/* no longer found by address */
 #define KPROBE_SITE_ON_ENTRY	0x10	/* a function's entry */
 
+/* jump optimization of an int3 site (kernel/kprobes_opt.c) */
+enum {
+	KPROBE_OPT_NONE,	/* a plain int3 */
+	KPROBE_OPT_QUEUED,	/* waiting for the optimizer */
+	KPROBE_OPT_READY,	/* detour built: int3 hits leave through it */
+	KPROBE_OPT_DONE,	/* the jump to the detour is in place */
+};
+
 struct kprobe_site {
 	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
 	struct list_head probes;	/* struct kprobe.list (RCU) */
@@ -507,6 +518,8 @@ struct kprobe_site {
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
 	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
 	bool ftrace_dual;		/* ftrace: moving, hooked on both ops */
+	u8 opt_state;			/* KPROBE_OPT_* (kernel/kprobes_opt.c) */
+	struct list_head opt_node;	/* the optimizer's queue */
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
 	struct arch_specific_insn ainsn;
@@ -669,6 +682,30 @@ void arch_disarm_site(struct kprobe_site *s);
 void arch_kprobe_poke_sync(void);
 int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
 int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
+int kprobe_text_reserved(unsigned long start, unsigned long end);
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_sync(struct kprobe_site *s);
+void kprobe_unoptimize(struct kprobe_site *s);
+void kprobe_opt_break(unsigned long addr);
+void kprobe_opt_unblock(unsigned long addr);
+void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n);
+int arch_prepare_opt(struct kprobe_site *s);
+void arch_optimize_queue(struct kprobe_site *s);
+void arch_optimize_finish(void);
+void arch_unoptimize(struct kprobe_site *s);
+void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
+			int n);
+void arch_release_opt(struct kprobe_site *s);
+unsigned long kprobe_opt_copy(struct kprobe_site *s);
+#else
+static inline void kprobe_opt_sync(struct kprobe_site *s) { }
+static inline void kprobe_unoptimize(struct kprobe_site *s) { }
+static inline void kprobe_opt_break(unsigned long addr) { }
+static inline void kprobe_opt_unblock(unsigned long addr) { }
+static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
+static inline void arch_release_opt(struct kprobe_site *s) { }
+static inline unsigned long kprobe_opt_copy(struct kprobe_site *s) { return 0; }
+#endif
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);

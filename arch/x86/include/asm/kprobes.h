@@ -47,6 +47,8 @@ enum kprobe_insn_kind {
  * the pre_handlers, with no second trap.
  */
 #define KPROBE_SLOT_SIZE	32
+/* the longest region a detour (one slot) replaces: see opt.c */
+#define KPROBE_OPT_MAX_LEN	14
 #define KPROBE_BOOST_OFFSET	16
 
 /* Fix-ups after a KP_STEP single-step. */
@@ -70,6 +72,10 @@ struct arch_specific_insn {
 	bool boostable;		/* KP_STEP with a boost copy in the slot */
 	u8 src, dst;		/* push/mov: pt_regs offsets of the registers */
 	bool wide;		/* mov: 64 bits (else 32, zero-extended) */
+	/* jump optimization (opt.c): the detour, and the bytes it replaces */
+	kprobe_opcode_t *opt_stub;
+	u8 opt_len;
+	u8 opt_orig[KPROBE_OPT_MAX_LEN];
 };
 
 /*
@@ -108,6 +114,8 @@ extern const u8 kprobe_fault_resume[];
 void jprobe_trampoline(void);			/* jprobes.c */
 extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
 void *jprobe_trampoline_enter(unsigned long *mirror);
+void kprobe_opt_trampoline(void);			/* opt.c */
+void kprobe_opt_callback(struct pt_regs *regs);
 void jprobe_return_prepare(void);
 
 #else

@@ -57,4 +57,11 @@
 #error "kprobes: x86-64 only"
 #endif
 
+/* core.c, for opt.c */
+struct kprobe_site;
+struct arch_specific_insn;
+int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf);
+bool kprobe_insn_refused(struct insn *insn);
+void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai);
+
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

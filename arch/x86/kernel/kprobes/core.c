@@ -74,7 +74,8 @@
 
 /*
  * Fetch the original bytes at addr: if we armed a probe there, its first
- * byte is our int3, so take the saved copy instead.
+ * byte is our int3, so take the saved copy instead; bytes under an
+ * optimized probe's jump come from its saved region.
  */
 static int kprobe_read_orig(unsigned long addr, u8 *buf)
 {
@@ -82,13 +83,14 @@ static int kprobe_read_orig(unsigned long addr, u8 *buf)
 
 	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
 		return -EFAULT;
+	kprobe_opt_fix_bytes(addr, buf, MAX_INSN_SIZE);
 	s = kprobe_site_lookup(addr);
 	if (s && !(s->flags & KPROBE_SITE_FTRACE))
 		buf[0] = s->ainsn.orig[0];
 	return 0;
 }
 
-static int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf)
+int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf)
 {
 	int ret = kprobe_read_orig(addr, buf);
 
@@ -152,7 +154,7 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr, unsigned long offse
 
 /* ---- classifying an instruction at registration ----------------------------- */
 
-static bool insn_refused(struct insn *insn)
+bool kprobe_insn_refused(struct insn *insn)
 {
 	u8 op = insn->opcode.bytes[0];
 	u8 op2 = insn->opcode.bytes[1];
@@ -228,7 +230,7 @@ static bool classify_transfer(struct insn *insn, struct arch_specific_insn *ai)
 	return true;
 }
 
-static void classify(struct insn *insn, struct arch_specific_insn *ai)
+void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0];
 
@@ -401,7 +403,7 @@ int arch_prepare_site(struct kprobe_site *s)
 	ret = insn_decode_kernel(&insn, buf);
 	if (ret < 0)
 		return -EILSEQ;
-	if (insn_refused(&insn))
+	if (kprobe_insn_refused(&insn))
 		return -EINVAL;
 	/* address-size overrides change what loop/jrcxz and rip-relative mean */
 	for_each_insn_prefix(insn_ptr, i, prefix)
@@ -410,7 +412,7 @@ int arch_prepare_site(struct kprobe_site *s)
 	memset(ai, 0, sizeof(*ai));
 	memcpy(ai->orig, buf, insn.length);
 	ai->len = insn.length;
-	classify(&insn, ai);
+	kprobe_insn_classify(&insn, ai);
 	if (ai->kind == KP_STEP)
 		return prepare_slot(s, &insn);
 	return 0;
@@ -422,6 +424,7 @@ int arch_prepare_site(struct kprobe_site *s)
  */
 void arch_release_site(struct kprobe_site *s)
 {
+	arch_release_opt(s);
 	if (s->ainsn.insn) {
 		free_insn_slot(s->ainsn.insn, 0);
 		s->ainsn.insn = NULL;
@@ -558,6 +561,18 @@ static nokprobe_inline void kprobe_execute(struct kprobe_site *s,
 					   struct kprobe_ctlblk *kcb,
 					   struct kprobe_frame *f)
 {
+	if (READ_ONCE(s->opt_state) >= KPROBE_OPT_READY) {
+		/*
+		 * Being (un)optimized, or optimized and reached through the
+		 * int3 text_poke_bp() keeps while it writes: the bytes after
+		 * the first may be the jump's, so never go back into the
+		 * region; the detour's copy of it runs and jumps past it.
+		 * No post_handler here (such sites are never optimized).
+		 */
+		regs->ip = kprobe_opt_copy(s);
+		kprobe_frame_pop(kcb);
+		return;
+	}
 	if (s->ainsn.kind != KP_STEP) {
 		kprobe_emulate(s, regs);
 		if (f->status != KPROBE_REENTER) {

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 jump optimization: a probe's int3 replaced by a jump to a detour.
+ *
+ * The optimized region is the whole instructions from the probe address
+ * that a 5-byte jmp rel32 covers (at most KPROBE_OPT_MAX_LEN bytes).  Its
+ * detour is one instruction slot (kernel/kprobes_slots.c, within reach of
+ * all kernel text):
+ *
+ *   stub+0   call kprobe_opt_trampoline
+ *   stub+5   .quad site                  (read through the return address)
+ *   stub+13  the region's instructions, RIP-relative operands fixed
+ *            jmp addr + len
+ *
+ * kprobe_opt_trampoline builds a struct pt_regs below the return address
+ * the call pushed, as an int3 would have (ip = addr + 1, the flags of the
+ * probed code), and calls kprobe_opt_callback(), which runs the
+ * pre_handlers and writes over that return-address slot where to go on:
+ * the copied region, or the address a pre_handler that returned 1 put in
+ * regs->ip.  The trampoline restores the registers (a handler's changes
+ * included) and returns there.  A stack trace taken in a handler stops at
+ * the trampoline, whose return slot points into the detour (handing the
+ * unwinder the pt_regs instead would need regs->ip and regs->sp filled in
+ * by the assembly before the call: not done yet).
+ *
+ * When a region may be optimized (arch_prepare_opt()): every instruction
+ * in it is relocatable (no transfer of control, nothing refused to
+ * probes, no exception-table entry), no other probe sits inside it, no
+ * other patcher (alternatives, jump labels, static calls, ftrace) owns a
+ * byte of it, it lies in one function, and nothing in that function can
+ * jump into it past its first byte: no relative jump or call aims
+ * inside, no indirect jump (a jump table could), no jump to an indirect
+ * thunk, no exception-table entry (a fixup could land inside).
+ *
+ * Patching (the core's optimizer, kernel/kprobes_opt.c, decides when): a
+ * site whose detour is ready sends its int3 hits into the detour's copy of
+ * the region, which jumps past the region, so that after one wait for every
+ * task (synchronize_rcu_tasks(), or a grace period without TASKS_RCU) no
+ * CPU is inside the region but at its first byte.  The jump is then
+ * written by text_poke_bp(): meanwhile a CPU at the int3 is sent to the
+ * detour.  Unoptimizing writes the int3 back, then (once every CPU sees
+ * it) the original bytes after it, the int3 hits still going to the
+ * detour until it is done.
+ */
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/extable.h>
+#include <linux/memory.h>
+#include <linux/objtool.h>
+#include <asm/text-patching.h>
+#include <asm/insn.h>
+#include <asm/nospec-branch.h>
+
+#include "common.h"
+
+#define OPT_CALL_SIZE	CALL_INSN_SIZE
+#define OPT_COPY_OFFSET	(OPT_CALL_SIZE + sizeof(void *))
+
+static_assert(OPT_COPY_OFFSET + KPROBE_OPT_MAX_LEN + JMP32_INSN_SIZE <=
+	      KPROBE_SLOT_SIZE);
+
+/* ---- the hit path --------------------------------------------------------- */
+
+asm(".pushsection .kprobes.text, \"ax\"\n"
+	".global kprobe_opt_trampoline\n"
+	".type kprobe_opt_trampoline, @function\n"
+	"kprobe_opt_trampoline:\n"
+	ANNOTATE_NOENDBR	/* reached by direct calls from detours only */
+	UNWIND_HINT_FUNC
+	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp; flags kept */
+	"	pushfq\n"			/* regs->flags */
+	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
+	"	movq %rsp, %rdi\n"
+	"	call kprobe_opt_callback\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"
+	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	ASM_RET
+	".size kprobe_opt_trampoline, .-kprobe_opt_trampoline\n"
+	".popsection\n"
+);
+NOKPROBE_SYMBOL(kprobe_opt_trampoline);
+STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
+
+/*
+ * Called by kprobe_opt_trampoline with the pt_regs it built; the slot
+ * right above them holds the call's return address (stub+5, where the
+ * site pointer is) and receives where to go on.
+ */
+__used __visible void kprobe_opt_callback(struct pt_regs *regs)
+{
+	unsigned long *slot = (unsigned long *)(regs + 1);
+	struct kprobe_site *s = *(struct kprobe_site **)*slot;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_frame *f;
+	struct kprobe *first;
+	unsigned long flags;
+
+	regs->sp = (unsigned long)(slot + 1);
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->orig_ax = ~0UL;
+	regs->ip = s->addr + INT3_INSN_SIZE;	/* what an int3 shows */
+	*slot += sizeof(void *);		/* the copied region */
+
+	/*
+	 * Interrupts off while the handlers run, as on the int3 path: the
+	 * IPI round of unregister_kprobe() then waits this hit out.
+	 */
+	local_irq_save(flags);
+	first = kprobe_site_first(s);
+	if (unlikely(!first))
+		goto out;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(first);
+		goto out;
+	}
+	kcb = get_kprobe_ctlblk();
+	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
+	if (kprobe_site_pre(s, f, regs))
+		*slot = regs->ip;		/* a pre_handler sent us there */
+	kprobe_frame_pop(kcb);
+out:
+	local_irq_restore(flags);
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_callback);
+
+/**
+ * kprobe_opt_copy() - where an int3 hit on an optimized site goes on
+ * @s: the site, its detour ready
+ *
+ * Return: the detour's copy of the region (which jumps past it).
+ */
+unsigned long kprobe_opt_copy(struct kprobe_site *s)
+{
+	return (unsigned long)s->ainsn.opt_stub + OPT_COPY_OFFSET;
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_copy);
+
+/* ---- may this region be optimized? ---------------------------------------- */
+
+/* an instruction that runs the same anywhere (RIP-relative fixed) */
+static bool opt_relocatable(struct insn *insn)
+{
+	struct arch_specific_insn ai = { };
+	insn_byte_t prefix;
+	int i;
+
+	if (kprobe_insn_refused(insn))
+		return false;
+	for_each_insn_prefix(insn, i, prefix)
+		if (prefix == 0x67)
+			return false;
+	kprobe_insn_classify(insn, &ai);
+	/* pushes and moves are emulated by the int3 path, but copy fine */
+	return ai.kind == KP_STEP || ai.kind == KP_EMULATE_PUSH ||
+	       ai.kind == KP_EMULATE_MOV;
+}
+
+/* a retpoline thunk: a jump there is an indirect jump */
+static bool in_indirect_thunk(unsigned long target)
+{
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	unsigned long t = (unsigned long)__x86_indirect_thunk_array;
+	unsigned long j = (unsigned long)__x86_indirect_jump_thunk_array;
+	unsigned long n = 16 * RETPOLINE_THUNK_SIZE;
+
+	return (target >= t && target < t + n) ||
+	       (target >= j && target < j + n);
+#else
+	return false;
+#endif
+}
+
+/* can this instruction at a send execution into (addr, addr + len)? */
+static bool opt_jumps_into(struct insn *insn, unsigned long a,
+			   unsigned long addr, int len)
+{
+	u8 op = insn->opcode.bytes[0];
+	unsigned long target;
+
+	switch (op) {
+	case 0xeb: case 0xe9: case 0xe8:		/* jmp, call rel */
+	case 0x70 ... 0x7f:				/* jcc rel8 */
+	case 0xe0 ... 0xe3:				/* loop, jrcxz */
+		break;
+	case 0x0f:
+		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)	/* jcc rel32 */
+			return false;
+		break;
+	case 0xff:
+		/* jmp *r/m: a jump table may aim anywhere */
+		return X86_MODRM_REG(insn->modrm.bytes[0]) == 4 ||
+		       X86_MODRM_REG(insn->modrm.bytes[0]) == 5;
+	default:
+		return false;
+	}
+	target = a + insn->length + insn->immediate.value;
+	if (in_indirect_thunk(target))
+		return op != 0xe8;		/* a retpolined jmp *%reg */
+	return target > addr && target < addr + len;
+}
+
+/* copy the region's instructions to the detour, RIP-relative fixed */
+static int opt_copy_region(struct kprobe_site *s, u8 *buf,
+			   unsigned long stub)
+{
+	unsigned long off, to;
+	struct insn insn;
+
+	for (off = 0; off < s->ainsn.opt_len; off += insn.length) {
+		u8 *p = buf + OPT_COPY_OFFSET + off;
+
+		memcpy(p, s->ainsn.opt_orig + off, s->ainsn.opt_len - off);
+		if (insn_decode_kernel(&insn, p) < 0)
+			return -EILSEQ;
+		to = stub + OPT_COPY_OFFSET + off;
+		if (insn_rip_relative(&insn)) {
+			s64 disp = (s64)(s->addr + off) +
+				   insn.displacement.value - (s64)to;
+
+			if (disp != (s32)disp)
+				return -ERANGE;
+			*(s32 *)(p + insn_offset_displacement(&insn)) = disp;
+		}
+	}
+	return 0;
+}
+
+/**
+ * arch_prepare_opt() - check a site's region and build its detour
+ * @s: an armed int3 site whose probes have no post_handler
+ *
+ * Called with kprobe_mutex held.  On success the site's int3 hits may go
+ * through the detour (kprobe_opt_copy()); nothing is patched yet.
+ *
+ * Return: 0; -EINVAL, -EBUSY, -E2BIG or -EILSEQ if the region does not
+ * qualify; -ENOMEM.
+ */
+int arch_prepare_opt(struct kprobe_site *s)
+{
+	unsigned long size, offset, start, end, a, stub;
+	u8 buf[KPROBE_SLOT_SIZE], ibuf[MAX_INSN_SIZE];
+	struct insn insn;
+	int len = 0, ret;
+
+	if (!kallsyms_lookup_size_offset(s->addr, &size, &offset))
+		return -EINVAL;
+	start = s->addr - offset;
+	end = start + size;
+
+	/* the region: whole instructions covering a jmp rel32 */
+	while (len < JMP32_INSN_SIZE) {
+		a = s->addr + len;
+		if (a >= end)
+			return -E2BIG;
+		if (len && kprobe_site_lookup(a))
+			return -EBUSY;
+		if (kprobe_decode_at(a, &insn, ibuf))
+			return -EILSEQ;
+		if (!opt_relocatable(&insn) || search_exception_tables(a))
+			return -EINVAL;
+		if (len + insn.length > KPROBE_OPT_MAX_LEN)
+			return -E2BIG;
+		memcpy(s->ainsn.opt_orig + len, ibuf, insn.length);
+		len += insn.length;
+	}
+	if (s->addr + len > end)
+		return -E2BIG;
+	if (kprobe_text_reserved(s->addr, s->addr + len - 1))
+		return -EBUSY;
+
+	/* nothing in the function may land inside the region */
+	for (a = start; a < end; a += insn.length) {
+		if (kprobe_decode_at(a, &insn, ibuf))
+			return -EILSEQ;
+		if (search_exception_tables(a) ||
+		    opt_jumps_into(&insn, a, s->addr, len))
+			return -EINVAL;
+	}
+
+	/* optimized before: same bytes, same detour */
+	if (s->ainsn.opt_stub)
+		return 0;
+	stub = (unsigned long)get_insn_slot();
+	if (!stub)
+		return -ENOMEM;
+	s->ainsn.opt_len = len;
+	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
+	__text_gen_insn(buf, CALL_INSN_OPCODE, (void *)stub,
+			kprobe_opt_trampoline, CALL_INSN_SIZE);
+	memcpy(buf + OPT_CALL_SIZE, &s, sizeof(s));
+	ret = opt_copy_region(s, buf, stub);
+	a = stub + OPT_COPY_OFFSET + len;
+	if (!ret && (s64)(s->addr + len) - (s64)(a + JMP32_INSN_SIZE) !=
+		    (s32)((s64)(s->addr + len) - (s64)(a + JMP32_INSN_SIZE)))
+		ret = -ERANGE;
+	if (ret) {
+		free_insn_slot((kprobe_opcode_t *)stub, 0);
+		s->ainsn.opt_len = 0;
+		return ret;
+	}
+	__text_gen_insn(buf + OPT_COPY_OFFSET + len, JMP32_INSN_OPCODE,
+			(void *)a, (void *)(s->addr + len), JMP32_INSN_SIZE);
+	mutex_lock(&text_mutex);
+	text_poke((void *)stub, buf, KPROBE_SLOT_SIZE);
+	mutex_unlock(&text_mutex);
+	s->ainsn.opt_stub = (kprobe_opcode_t *)stub;
+	return 0;
+}
+
+/**
+ * arch_optimize_queue() - queue the jump over a ready site's region
+ * @s: the site, its detour built and a task grace period passed since
+ *
+ * Called with text_mutex held; arch_optimize_finish() writes them all.
+ */
+void arch_optimize_queue(struct kprobe_site *s)
+{
+	u8 jmp[JMP32_INSN_SIZE];
+
+	__text_gen_insn(jmp, JMP32_INSN_OPCODE, (void *)s->addr,
+			s->ainsn.opt_stub, JMP32_INSN_SIZE);
+	text_poke_queue((void *)s->addr, jmp, JMP32_INSN_SIZE, NULL);
+}
+
+void arch_optimize_finish(void)
+{
+	text_poke_finish();
+}
+
+/**
+ * arch_unoptimize() - put the int3 and the region's bytes back
+ * @s: an optimized site (it stays armed)
+ *
+ * text_poke_bp() writes one instruction, and int3 + the rest of the
+ * region is not one.  So: the int3 first, made visible everywhere (a CPU
+ * at the probe now traps, and its hit leaves through the detour, which
+ * the caller's state still says); only then the jump's other four bytes,
+ * which no CPU can be executing any more.
+ */
+void arch_unoptimize(struct kprobe_site *s)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	mutex_lock(&text_mutex);
+	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
+	text_poke_sync();
+	text_poke((void *)s->addr + INT3_INSN_SIZE, s->ainsn.opt_orig + 1,
+		  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+/**
+ * arch_opt_fix_bytes() - undo an optimized site's jump in read text
+ * @s: an optimized site
+ * @addr: where @buf was read from
+ * @buf: the bytes read
+ * @n: how many
+ */
+void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
+			int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned long a = addr + i;
+
+		if (a > s->addr && a < s->addr + JMP32_INSN_SIZE)
+			buf[i] = s->ainsn.opt_orig[a - s->addr];
+	}
+}
+
+/**
+ * arch_release_opt() - free a site's detour
+ * @s: the site, unoptimized and disarmed a task grace period ago
+ */
+void arch_release_opt(struct kprobe_site *s)
+{
+	if (s->ainsn.opt_stub) {
+		free_insn_slot(s->ainsn.opt_stub, 0);
+		s->ainsn.opt_stub = NULL;
+	}
+}

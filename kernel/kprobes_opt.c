@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kprobes jump optimizer: which probes get a jump to a detour instead of
+ * an int3, and when (the x86 side is arch/x86/kernel/kprobes/opt.c).
+ *
+ * A site qualifies while it is armed on an int3 (not ftrace), none of its
+ * probes has a post_handler or is a jprobe, and debug.kprobes-optimization
+ * is 1.  Its state (kprobe_site::opt_state, under kprobe_mutex):
+ *
+ *   KPROBE_OPT_NONE    plain int3
+ *   KPROBE_OPT_QUEUED  on opt_queue, for the optimizer
+ *   KPROBE_OPT_READY   detour built: int3 hits go through the detour's copy
+ *                      of the region; on opt_ready while the optimizer
+ *                      waits for the tasks inside the region to leave
+ *   KPROBE_OPT_DONE    the jump is in place
+ *
+ * The optimizer is a delayed work item, so that a batch of registrations
+ * is optimized together: one wait for every task (synchronize_rcu_tasks(),
+ * which also waits for tasks preempted inside a region on a PREEMPT
+ * kernel; a plain grace period where tasks cannot be preempted) and one
+ * text_poke_bp batch for all queued sites.  A probe hit before that still
+ * works: it is an int3.
+ *
+ * Unoptimizing is synchronous, before anything that needs the int3: a
+ * post_handler or jprobe joining the site, the site disarmed (disabled,
+ * unregistered, module gone, kprobes/enabled = 0), a new probe inside the
+ * region, the sysctl set to 0.  The detour stays allocated until the site
+ * is freed (after the site's grace period), since a CPU may still run in
+ * it, and is reused if the site qualifies again.
+ */
+#include <linux/kprobes.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/memory.h>
+
+/* how long registrations may keep coming before one optimizer batch */
+#define KPROBE_OPT_DELAY	(HZ / 20)
+
+static int kprobes_optimization = 1;	/* debug.kprobes-optimization */
+static LIST_HEAD(opt_queue);		/* KPROBE_OPT_QUEUED sites */
+static LIST_HEAD(opt_ready);		/* KPROBE_OPT_READY sites */
+static int opt_live;			/* sites READY or DONE */
+
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(opt_work, kprobe_optimizer);
+
+static bool site_optimizable(struct kprobe_site *s)
+{
+	/* a preempted task inside a region can only be waited for by TASKS_RCU */
+	if (IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU))
+		return false;
+	return kprobes_optimization &&
+	       (s->flags & (KPROBE_SITE_FTRACE | KPROBE_SITE_GONE |
+			    KPROBE_SITE_ARMED)) == KPROBE_SITE_ARMED &&
+	       !READ_ONCE(s->has_post) && !s->has_jprobe;
+}
+
+/**
+ * kprobe_unoptimize() - back to a plain int3, now
+ * @s: the site (kprobe_mutex held)
+ */
+void kprobe_unoptimize(struct kprobe_site *s)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	switch (s->opt_state) {
+	case KPROBE_OPT_QUEUED:
+		list_del_init(&s->opt_node);
+		break;
+	case KPROBE_OPT_READY:
+		/* the optimizer is waiting: it will not patch this one */
+		list_del_init(&s->opt_node);
+		opt_live--;
+		break;
+	case KPROBE_OPT_DONE:
+		/* int3 hits go through the detour until the bytes are back */
+		arch_unoptimize(s);
+		opt_live--;
+		break;
+	}
+	WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
+}
+
+/**
+ * kprobe_opt_sync() - queue the site for optimization, or unoptimize it
+ * @s: a site whose probes or arming changed (kprobe_mutex held)
+ */
+void kprobe_opt_sync(struct kprobe_site *s)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!site_optimizable(s)) {
+		kprobe_unoptimize(s);
+		return;
+	}
+	if (s->opt_state != KPROBE_OPT_NONE)
+		return;
+	s->opt_state = KPROBE_OPT_QUEUED;
+	list_add_tail(&s->opt_node, &opt_queue);
+	schedule_delayed_work(&opt_work, KPROBE_OPT_DELAY);
+}
+
+/**
+ * kprobe_opt_break() - a probe is coming at @addr: no jump may cover it
+ * @addr: the new site's address (kprobe_mutex held)
+ *
+ * An optimized (or ready) site whose region holds @addr is unoptimized,
+ * so that the new site's bytes are the original ones; it stays so while
+ * the new site exists (arch_prepare_opt() refuses a region with a probe
+ * inside).
+ */
+void kprobe_opt_break(unsigned long addr)
+{
+	struct kprobe_site *s;
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!opt_live)
+		return;
+	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
+		s = kprobe_site_lookup(addr - i);
+		if (s && s->opt_state >= KPROBE_OPT_READY &&
+		    i < s->ainsn.opt_len)
+			kprobe_unoptimize(s);
+	}
+}
+
+/**
+ * kprobe_opt_unblock() - the site at @addr is gone: requeue those it blocked
+ * @addr: the retired site's address (kprobe_mutex held)
+ *
+ * Sites just before it may have been refused for holding it in their
+ * region; they qualify again if nothing else stops them.
+ */
+void kprobe_opt_unblock(unsigned long addr)
+{
+	struct kprobe_site *s;
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
+		s = kprobe_site_lookup(addr - i);
+		if (s && !(s->flags & KPROBE_SITE_FTRACE) &&
+		    s->opt_state == KPROBE_OPT_NONE)
+			kprobe_opt_sync(s);
+	}
+}
+
+/**
+ * kprobe_opt_fix_bytes() - undo optimized sites' jumps in text just read
+ * @addr: where @buf was read from
+ * @buf: the bytes
+ * @n: how many (at most MAX_INSN_SIZE)
+ */
+void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
+{
+	struct kprobe_site *s;
+	int i;
+
+	if (!READ_ONCE(opt_live))
+		return;
+	for (i = -(JMP32_INSN_SIZE - 1); i < n; i++) {
+		s = kprobe_site_lookup(addr + i);
+		if (s && s->opt_state == KPROBE_OPT_DONE)
+			arch_opt_fix_bytes(s, addr, buf, n);
+	}
+}
+
+static void kprobe_optimizer(struct work_struct *work)
+{
+	struct kprobe_site *s, *t;
+
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry_safe(s, t, &opt_queue, opt_node) {
+		list_del_init(&s->opt_node);
+		if (!site_optimizable(s) || arch_prepare_opt(s)) {
+			/* not this region: it stays an int3 */
+			s->opt_state = KPROBE_OPT_NONE;
+			continue;
+		}
+		WRITE_ONCE(s->opt_state, KPROBE_OPT_READY);
+		list_add_tail(&s->opt_node, &opt_ready);
+		opt_live++;
+	}
+	if (list_empty(&opt_ready)) {
+		mutex_unlock(&kprobe_mutex);
+		return;
+	}
+	mutex_unlock(&kprobe_mutex);
+	/*
+	 * From now on int3 hits on the ready sites leave through their
+	 * detours, past the regions.  Wait for every CPU or task that was
+	 * inside a region, or in a boosted copy on its way back into one.
+	 * Not under kprobe_mutex: on a PREEMPT kernel this waits for every
+	 * task to switch voluntarily, which may take as long as a kernel
+	 * thread busy in a loop; a site unoptimized meanwhile leaves
+	 * opt_ready (kprobe_unoptimize()).
+	 */
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	else
+		synchronize_rcu();
+	mutex_lock(&kprobe_mutex);
+	if (list_empty(&opt_ready))
+		goto out;
+	mutex_lock(&text_mutex);
+	list_for_each_entry(s, &opt_ready, opt_node)
+		arch_optimize_queue(s);
+	arch_optimize_finish();
+	mutex_unlock(&text_mutex);
+	list_for_each_entry_safe(s, t, &opt_ready, opt_node) {
+		list_del_init(&s->opt_node);
+		WRITE_ONCE(s->opt_state, KPROBE_OPT_DONE);
+	}
+out:
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * wait_for_kprobe_optimizer() - let queued optimizations happen now
+ *
+ * Returns once the sites queued so far are optimized (or found not to
+ * qualify).  Must not be called with kprobe_mutex held.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	flush_delayed_work(&opt_work);
+}
+EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+static int proc_kprobes_optimization(const struct ctl_table *table,
+				     int write, void *buffer, size_t *lenp,
+				     loff_t *ppos)
+{
+	struct kprobe_site *s;
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	if (!ret && write)
+		list_for_each_entry(s, &kprobe_sites, all)
+			if (!(s->flags & KPROBE_SITE_FTRACE))
+				kprobe_opt_sync(s);
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+static struct ctl_table kprobe_opt_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.data		= &kprobes_optimization,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_kprobes_optimization,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static int __init kprobes_opt_init(void)
+{
+	register_sysctl_init("debug", kprobe_opt_sysctls);
+	return 0;
+}
+late_initcall(kprobes_opt_init);

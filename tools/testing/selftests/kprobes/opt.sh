@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Jump optimization, driven through kpt_opt.ko (modules/): a probe on
+# a region that qualifies gets [OPTIMIZED] in kprobes/list; the sysctl, a
+# post_handler at its address and a probe inside its region each take it
+# away and give it back; its handler sees the same registers on the int3,
+# boosted and optimized paths; calls on two CPUs all run the handler
+# while the optimizer patches and unpatches in a loop.  Two cases are
+# what ours promises beyond stock 6.12; on upstream they are skipped with
+# what upstream did as the reason.
+. /harness/ktap.sh
+plan 20
+C=/sys/module/kpt_opt/parameters/cmd
+S=/proc/sys/debug/kprobes-optimization
+
+cmd() { echo "$*" > $C; }
+said() { dmesg | grep "kpt_opt: $1" | tail -1; }
+# the probe at the region's first byte (the inner one may be optimized too)
+optimized() { grep -q "kpo_target+$off  kpt_opt .*\[OPTIMIZED\]" $D/list; }
+# the optimizer runs a moment after a change: wait up to 3 s for it
+settle() {
+	i=0
+	while [ $i -lt 30 ]; do
+		if optimized; then return 0; fi
+		usleep 100000
+		i=$((i + 1))
+	done
+	return 1
+}
+
+check "kpt_opt loads" insmod $M/kpt_opt.ko
+off=$(said "probe at" | sed -n 's/.*probe at kpo_target+\(0x[0-9a-f]*\),.*/\1/p')
+said "probe at" | grep -q "built against upstream" && upstream=1 || upstream=
+[ -f $S ] && [ "$(cat $S)" = 1 ]; result "debug.kprobes-optimization exists, 1 by default" $?
+cmd arm
+settle; result "[OPTIMIZED] once the optimizer ran" $?
+cmd snap opt
+said "snap opt" | grep -q "result right, registers as set"
+result "optimized: the handler sees the function's registers, result unchanged" $?
+
+cmd skipcall
+said "cmd skipcall" | grep -q "skipcall: 0 "
+result "optimized: a pre_handler that moves ip is obeyed" $?
+
+echo 0 > $S
+! optimized; result "sysctl 0: [OPTIMIZED] gone at once" $?
+cmd skipcall
+said "cmd skipcall" | grep -q "skipcall: 0 "
+result "int3: a pre_handler that moves ip is obeyed" $?
+cmd snap boost
+said "snap boost" | grep -q "result right, registers as set"
+result "boosted int3: the handler sees the function's registers" $?
+echo 1 > $S
+settle; result "sysctl 1: [OPTIMIZED] again" $?
+
+cmd post
+! optimized; result "a post_handler at its address: [OPTIMIZED] gone" $?
+cmd snap int3
+said "snap int3" | grep -q "result right, registers as set"
+result "int3 and single-step: the handler sees the function's registers" $?
+if [ -z "$upstream" ]; then
+	said "cmd snap int3" | grep -q "post 1)"
+	result "the post_handler ran" $?
+else
+	skip "the post_handler ran" "upstream differs: $(said "cmd snap int3" | sed 's/.*(//; s/)//')"
+fi
+cmd unpost
+settle; result "post_handler gone: [OPTIMIZED] again" $?
+
+cmd inner
+! optimized; result "a probe inside its region: [OPTIMIZED] gone" $?
+echo 0 > $S
+echo 1 > $S
+usleep 500000
+! optimized; result "sysctl 0 then 1 with a probe inside: still not optimized" $?
+cmd call
+said "cmd call" | grep -q "inner 1,"
+result "the probe inside the region was hit" $?
+cmd uninner
+settle
+st=$?
+if [ -z "$upstream" ]; then
+	result "inner probe gone: [OPTIMIZED] again" $st
+else
+	skip "inner probe gone: [OPTIMIZED] again" "upstream differs: optimized again: $([ $st -eq 0 ] && echo yes || echo no)"
+fi
+
+cmd compare
+said "compare" | grep -q "identical"
+result "int3, boosted and optimized: identical registers" $?
+
+# two CPUs call it while the optimizer patches and unpatches it
+cmd loop
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	echo 0 > $S
+	usleep 20000
+	echo 1 > $S
+	settle
+done
+cmd stop
+said "loop:" | sed 's/^\[[ 0-9.]*\] /# /'
+said "loop:" | grep -q "exact"
+result "calls on 2 CPUs while (un)optimized in a loop: every hit counted, results right" $?
+
+rmmod kpt_opt
+! grep -q 'kpo_target' $D/list
+result "kprobes/list empty of it after rmmod" $?
