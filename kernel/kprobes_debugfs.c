@@ -51,8 +51,7 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
-		   p->site && !kprobe_ftrace(p) &&
-		   p->site->opt_state == KPROBE_OPT_DONE ? "[OPTIMIZED]" : "",
+		   kprobe_optimized(p) ? "[OPTIMIZED]" : "",
 		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 

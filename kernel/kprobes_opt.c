@@ -216,6 +216,21 @@ out:
 }
 
 /**
+ * kprobe_optimized() - is this probe reached through a jump now?
+ * @p: a registered kprobe
+ *
+ * Return: true if its site's jump to the detour is in place.
+ */
+bool kprobe_optimized(struct kprobe *p)
+{
+	struct kprobe_site *s = READ_ONCE(p->site);
+
+	return s && !(s->flags & KPROBE_SITE_FTRACE) &&
+	       READ_ONCE(s->opt_state) == KPROBE_OPT_DONE;
+}
+EXPORT_SYMBOL_GPL(kprobe_optimized);
+
+/**
  * wait_for_kprobe_optimizer() - let queued optimizations happen now
  *
  * Returns once the sites queued so far are optimized (or found not to

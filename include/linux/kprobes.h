@@ -118,7 +118,8 @@ struct kprobe {
 
 #define KPROBE_FLAG_GONE	BIT(0)	/* its code is gone (module unloaded) */
 #define KPROBE_FLAG_DISABLED	BIT(1)	/* registered but not firing */
-#define KPROBE_FLAG_OPTIMIZED	BIT(2)	/* reached through a jump, not an int3 */
+/* upstream's; never set here: kprobe_optimized() asks the probe's site */
+#define KPROBE_FLAG_OPTIMIZED	BIT(2)
 #define KPROBE_FLAG_FTRACE	BIT(3)	/* reached through ftrace at an fentry site */
 #define KPROBE_FLAG_ON_FUNC_ENTRY BIT(4) /* sits on a function's entry */
 
@@ -132,10 +133,14 @@ static inline bool kprobe_disabled(struct kprobe *p)
 	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
 }
 
+#ifdef CONFIG_OPTPROBES
+bool kprobe_optimized(struct kprobe *p);
+#else
 static inline bool kprobe_optimized(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_OPTIMIZED;
+	return false;
 }
+#endif
 
 static inline bool kprobe_ftrace(struct kprobe *p)
 {
