@@ -621,6 +621,26 @@ static nokprobe_inline struct kprobe *kprobe_site_first(struct kprobe_site *s)
 }
 
 /*
+ * Start a hit on site s on a path that never runs inside another hit's
+ * single-step (ftrace's callback, an optimized probe's detour), interrupts
+ * off: the frame for the site's handlers, or NULL if the site has no
+ * probe left or a handler already runs on this CPU (counted in nmissed).
+ */
+static nokprobe_inline struct kprobe_frame *kprobe_hit_begin(struct kprobe_site *s)
+{
+	struct kprobe *first = kprobe_site_first(s);
+
+	if (unlikely(!first))
+		return NULL;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(first);
+		return NULL;
+	}
+	return kprobe_frame_push(get_kprobe_ctlblk(), s, first,
+				 KPROBE_HIT_ACTIVE);
+}
+
+/*
  * Run the pre_handlers of site s, in registration order, from probe kp
  * on, on the top frame f.  current_kprobe names the probe whose handler
  * runs, so a fault in it reaches that probe's fault_handler, and bpf sees

@@ -132,7 +132,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_frame *f;
 	struct kprobe_site *s;
-	struct kprobe *first;
 	unsigned long orig_ip, flags;
 	int bit;
 
@@ -155,16 +154,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(READ_ONCE(s->ftrace_dual)) &&
 	    kprobe_ftrace_second(ops, ip, regs))
 		goto out;
-	first = kprobe_site_first(s);
-	if (unlikely(!first))
+	f = kprobe_hit_begin(s);
+	if (!f)
 		goto out;
-	if (kprobe_running()) {
-		kprobes_inc_nmissed_count(first);
-		goto out;
-	}
-
 	kcb = get_kprobe_ctlblk();
-	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
 	orig_ip = regs->ip;
 	regs->ip = ip + INT3_INSN_SIZE;
 	if (!kprobe_site_pre(s, f, regs)) {

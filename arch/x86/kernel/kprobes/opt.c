@@ -91,9 +91,7 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 {
 	unsigned long *slot = (unsigned long *)(regs + 1);
 	struct kprobe_site *s = *(struct kprobe_site **)*slot;
-	struct kprobe_ctlblk *kcb;
 	struct kprobe_frame *f;
-	struct kprobe *first;
 	unsigned long flags;
 
 	regs->sp = (unsigned long)(slot + 1);
@@ -108,19 +106,12 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 	 * IPI round of unregister_kprobe() then waits this hit out.
 	 */
 	local_irq_save(flags);
-	first = kprobe_site_first(s);
-	if (unlikely(!first))
-		goto out;
-	if (kprobe_running()) {
-		kprobes_inc_nmissed_count(first);
-		goto out;
+	f = kprobe_hit_begin(s);
+	if (f) {
+		if (kprobe_site_pre(s, f, regs))
+			*slot = regs->ip;	/* a pre_handler sent us there */
+		kprobe_frame_pop(get_kprobe_ctlblk());
 	}
-	kcb = get_kprobe_ctlblk();
-	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
-	if (kprobe_site_pre(s, f, regs))
-		*slot = regs->ip;		/* a pre_handler sent us there */
-	kprobe_frame_pop(kcb);
-out:
 	local_irq_restore(flags);
 }
 
