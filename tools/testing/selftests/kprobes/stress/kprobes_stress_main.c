@@ -585,15 +585,24 @@ static int exiters(int n, long mode)
 	return 0;
 }
 
+/* a fresh counting kretprobe on fn with maxactive instances, hits at 0 */
+static int rp_register(struct kretprobe *rp, void *fn, int maxactive)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->kp.addr = (kprobe_opcode_t *)fn;
+	rp->handler = rp_count;
+	rp->maxactive = maxactive;
+	atomic_set(&rp_hits, 0);
+	return register_kretprobe(rp);
+}
+
 static int phase_kretpressure(void)
 {
-	struct kretprobe rp = { .handler = rp_count, .maxactive = 5 };
+	struct kretprobe rp;
 	int ret, i, err = 0;
 
 	/* recursion 9 deep (10 activations) with 5 instances: 5 missed */
-	rp.kp.addr = (kprobe_opcode_t *)st_recurse;
-	atomic_set(&rp_hits, 0);
-	ret = register_kretprobe(&rp);
+	ret = rp_register(&rp, st_recurse, 5);
 	if (ret)
 		return ret;
 	if (st_recurse(9) != 9)
@@ -605,14 +614,9 @@ static int phase_kretpressure(void)
 		err = 1;
 
 	/* 12 sleepers inside at once with 4 instances: 8 missed */
-	memset(&rp, 0, sizeof(rp));
-	rp.kp.addr = (kprobe_opcode_t *)st_sleeper;
-	rp.handler = rp_count;
-	rp.maxactive = 4;
-	atomic_set(&rp_hits, 0);
 	atomic_set(&sleepers_in, 0);
 	reinit_completion(&release_sleepers);
-	ret = register_kretprobe(&rp);
+	ret = rp_register(&rp, st_sleeper, 4);
 	if (ret)
 		return ret;
 	for (i = 0; i < 12; i++)
@@ -634,12 +638,7 @@ static int phase_kretpressure(void)
 	 * instances come back when the tasks are freed, so 4 tasks that
 	 * then return all get one.
 	 */
-	memset(&rp, 0, sizeof(rp));
-	rp.kp.addr = (kprobe_opcode_t *)st_exiter;
-	rp.handler = rp_count;
-	rp.maxactive = 4;
-	atomic_set(&rp_hits, 0);
-	ret = register_kretprobe(&rp);
+	ret = rp_register(&rp, st_exiter, 4);
 	if (ret)
 		return ret;
 	ret = exiters(8, 1);
