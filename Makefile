@@ -60,7 +60,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness test-debug test-preempt exec bench stress clean \
+	test-guest test-harness test-debug test-preempt exec bench itrace stress clean \
 	distclean help
 
 all: build
@@ -80,6 +80,8 @@ help:
 	@echo "                  (STRESS_S, _BUDGET, _MODS, _SWEEP; IMPL=upstream for the baseline)"
 	@echo "  make bench      probe and registration cost, ours beside upstream"
 	@echo "                  (build/bench/bench.{txt,csv,png})"
+	@echo "  make itrace     where one hit's instructions go, by function"
+	@echo "                  (ITRACE=boost|int3|mov|opt|ftrace|kretprobe; build/itrace/)"
 
 # Installs what is missing (apt-get as root) or names the command to run.
 deps:
@@ -142,6 +144,11 @@ bench:
 	@$(MAKE) --no-print-directory IMPL=ours build
 	@$(MAKE) --no-print-directory IMPL=upstream build
 	@$(H)/bench.sh
+
+# One hit's guest instructions, function by function (harness/itrace.sh):
+# what `make bench` counts, taken apart.
+itrace: build
+	@$(H)/itrace.sh
 
 clean:
 	rm -rf $(BUILD)/ours $(BUILD)/upstream $(BUILD)/tree-* $(BUILD)/logs
