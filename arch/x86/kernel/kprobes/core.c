@@ -75,29 +75,37 @@
 /*
  * Fetch the original bytes at addr: if we armed a probe there, its first
  * byte is our int3, so take the saved copy instead; bytes under an
- * optimized probe's jump come from its saved region.
+ * optimized probe's jump come from its saved region.  Returns how many
+ * bytes were read: fewer than MAX_INSN_SIZE when the page after addr's
+ * is not mapped (the last instructions of a module's text, which
+ * kallsyms sizes up to the end of that text), or -EFAULT.
  */
 static int kprobe_read_orig(unsigned long addr, u8 *buf)
 {
+	int n = MAX_INSN_SIZE;
 	struct kprobe_site *s;
 
-	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
-		return -EFAULT;
-	kprobe_opt_fix_bytes(addr, buf, MAX_INSN_SIZE);
+	if (copy_from_kernel_nofault(buf, (void *)addr, n)) {
+		n = PAGE_SIZE - offset_in_page(addr);
+		if (n >= MAX_INSN_SIZE ||
+		    copy_from_kernel_nofault(buf, (void *)addr, n))
+			return -EFAULT;
+		memset(buf + n, 0, MAX_INSN_SIZE - n);
+	}
+	kprobe_opt_fix_bytes(addr, buf, n);
 	s = kprobe_site_lookup(addr);
 	if (s && !(s->flags & KPROBE_SITE_FTRACE))
 		buf[0] = s->ainsn.orig[0];
-	return 0;
+	return n;
 }
 
 int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf)
 {
-	int ret = kprobe_read_orig(addr, buf);
+	int n = kprobe_read_orig(addr, buf);
 
-	if (ret)
-		return ret;
-	ret = insn_decode_kernel(insn, buf);
-	return ret < 0 ? -EILSEQ : 0;
+	if (n < 0)
+		return n;
+	return insn_decode(insn, buf, n, INSN_MODE_KERN) < 0 ? -EILSEQ : 0;
 }
 
 /**

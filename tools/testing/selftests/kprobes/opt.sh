@@ -5,11 +5,12 @@
 # post_handler at its address and a probe inside its region each take it
 # away and give it back; its handler sees the same registers on the int3,
 # boosted and optimized paths; calls on two CPUs all run the handler
-# while the optimizer patches and unpatches in a loop.  Two cases are
+# while the optimizer patches and unpatches in a loop; the last function
+# of a module's text is optimized too.  Two cases are
 # what ours promises beyond stock 6.12; on upstream they are skipped with
 # what upstream did as the reason.
 . /harness/ktap.sh
-plan 20
+plan 21
 C=/sys/module/kpt_opt/parameters/cmd
 S=/proc/sys/debug/kprobes-optimization
 
@@ -101,6 +102,14 @@ cmd stop
 said "loop:" | sed 's/^\[[ 0-9.]*\] /# /'
 said "loop:" | grep -q "exact"
 result "calls on 2 CPUs while (un)optimized in a loop: every hit counted, results right" $?
+
+# the last function of a module's text (kpt_opt_tail.ko prints, then
+# fails its init so that nothing stays loaded)
+insmod $M/kpt_opt_tail.ko 2>/dev/null
+dmesg | grep "kpt_opt_tail:" | tail -1 | sed 's/^\[[ 0-9.]*\] /# /'
+dmesg | grep "kpt_opt_tail:" | tail -1 | grep -q "optimized, result 13, hits 1$" &&
+	! dmesg | grep "kpt_opt_tail:" | tail -1 | grep -q "not optimized"
+result "the last function of a module's text: optimized, result right" $?
 
 rmmod kpt_opt
 ! grep -q 'kpo_target' $D/list
