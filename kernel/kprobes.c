@@ -512,6 +512,23 @@ static bool site_wants_armed(struct kprobe_site *s)
 }
 
 /*
+ * The probe that may stand alone for the site on the hit paths (struct
+ * kprobe_site.solo): one probe, enabled, with a pre_handler and nothing
+ * else to run, on a site that is armed or about to be.
+ */
+static struct kprobe *site_solo(struct kprobe_site *s)
+{
+	struct kprobe *kp;
+
+	if (!list_is_singular(&s->probes) || !site_wants_armed(s))
+		return NULL;
+	kp = list_first_entry(&s->probes, struct kprobe, list);
+	if (!kp->pre_handler || kp->post_handler || kprobe_is_jprobe(kp))
+		return NULL;
+	return kp;
+}
+
+/*
  * Make the site's text state match what its probes want (int3 sites at
  * once, ftrace sites queued for kprobe_batch_ftrace()), and publish
  * has_post for the hit path.  Called with kprobe_mutex held.
@@ -528,6 +545,7 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 		kprobe_unoptimize(s);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
+	WRITE_ONCE(s->solo, site_solo(s));
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))
@@ -806,6 +824,7 @@ static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
 static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(s->solo, NULL);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* no probes left: kprobe_batch_ftrace() unhooks it */
 		if (list_empty(&s->ftrace_node))
@@ -935,6 +954,8 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		kprobe_unoptimize(s);
 	if (p->post_handler)
 		WRITE_ONCE(s->has_post, true);
+	/* hits walk the list, p included, until site_sync() decides */
+	WRITE_ONCE(s->solo, NULL);
 	list_add_tail_rcu(&p->list, &s->probes);
 	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
 		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));
@@ -1363,20 +1384,31 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 	objpool_drop(ri, &ri->rph->pool);
 }
 
-static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
+/*
+ * Give ri back to its pool.  rp is its kretprobe as read in this same
+ * RCU read-side section (get_kretprobe()): while a CPU is inside one that
+ * saw it non-NULL, the grace period unregister waits for before draining
+ * the pool has not ended, so the push is still safe.
+ */
+static nokprobe_inline void kretprobe_recycle_as(struct kretprobe_instance *ri,
+						 struct kretprobe *rp)
 {
-	struct kretprobe_holder *rph = ri->rph;
-
-	if (likely(rcu_access_pointer(rph->rp)))
-		objpool_push(ri, &rph->pool);
+	if (likely(rp))
+		objpool_push(ri, &ri->rph->pool);
 	else	/* orphan: the pool is draining */
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+
+static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	kretprobe_recycle_as(ri, rcu_access_pointer(ri->rph->rp));
 }
 
 /* the kretprobe's entry kprobe: take an instance, divert the return */
 static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	unsigned long *slot = arch_kretprobe_ret_slot(regs);
 	struct kretprobe_holder *rph = rp->rph;
 	struct kretprobe_instance *ri;
 
@@ -1386,12 +1418,13 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	ri->task = current;
-	arch_prepare_kretprobe(ri, regs);	/* fills ret_addr and fp */
+	ri->fp = slot;
+	ri->ret_addr = (kprobe_opcode_t *)*slot;
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &rph->pool);
 		return 0;
 	}
-	arch_divert_return(ri, regs);
+	*slot = (unsigned long)kretprobe_trampoline_addr();
 	__llist_add(&ri->llist, &current->kretprobe_instances);
 	return 0;
 }
@@ -1403,19 +1436,13 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 	return p->pre_handler == kretprobe_entry;
 }
 
-/**
- * kretprobe_trampoline_handler() - a kretprobed function returned
- * @regs: registers at the return (ip is set to the real return address)
- * @frame_pointer: the stack slot that held the diverted return address
- *
- * Runs every instance diverted at this frame (one per kretprobe on the
- * function, most recent first), then recycles them.  Instances of deeper
- * frames left behind (their function never returned) are recycled too.
- *
- * Return: the real return address.
+/*
+ * Every return but the common one kretprobe_trampoline_handler() does in
+ * line: several kretprobes on the function, or instances of deeper frames
+ * left behind (their function never returned) on the task's list.
  */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
-					   void *frame_pointer)
+static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
+						       void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
@@ -1469,6 +1496,69 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 			break;
 	}
 	kprobe_busy_end();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_return_general);
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (ip is set to the real return address)
+ * @frame_pointer: the stack slot that held the diverted return address
+ *
+ * Runs every instance diverted at this frame (one per kretprobe on the
+ * function, most recent first), then recycles them.  Instances of deeper
+ * frames left behind (their function never returned) are recycled too.
+ *
+ * The common return is done here: the task's most recent instance is this
+ * frame's and holds the real return address, so it is the only one of
+ * this frame (a second kretprobe's would sit above it, holding the
+ * trampoline's address) and none is left behind below it.
+ *
+ * Return: the real return address.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	struct llist_node *node = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	struct kprobe_ctlblk *kcb;
+	struct kretprobe *rp;
+	unsigned long real;
+	bool nested;
+
+	if (unlikely(!node))
+		return kretprobe_return_general(regs, frame_pointer);
+	ri = container_of(node, struct kretprobe_instance, llist);
+	real = (unsigned long)ri->ret_addr;
+	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real)))
+		return kretprobe_return_general(regs, frame_pointer);
+	instruction_pointer_set(regs, real);
+
+	/*
+	 * As kprobe_busy_begin(): a probe hit in the handler or the
+	 * recycling counts nmissed; the frame stands for rp (or for the
+	 * busy placeholder once rp is unregistered).
+	 */
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	rp = get_kretprobe(ri);
+	nested = kcb->depth;	/* never a hit under way, in practice */
+	if (likely(!nested))
+		kprobe_solo_begin(kcb, NULL, rp ? &rp->kp : &kprobe_busy);
+	else
+		kprobe_frame_push(kcb, NULL, rp ? &rp->kp : &kprobe_busy,
+				  KPROBE_HIT_ACTIVE);
+	if (rp && rp->handler)
+		rp->handler(ri, regs);
+	/* off the list only now: unwinds from the handler still find it */
+	current->kretprobe_instances.first = node->next;
+	kretprobe_recycle_as(ri, rp);
+	if (likely(!nested))
+		kprobe_solo_done(kcb);
+	else
+		kprobe_frame_pop(kcb);
+	preempt_enable();
 	return real;
 }
 

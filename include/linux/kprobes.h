@@ -247,8 +247,6 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 		       char *type, char *sym);
 
 #ifdef CONFIG_KRETPROBES
-void arch_prepare_kretprobe(struct kretprobe_instance *ri,
-			    struct pt_regs *regs);
 void kretprobe_trampoline(void);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 					   void *frame_pointer);
@@ -515,11 +513,18 @@ enum {
 
 struct kprobe_site {
 	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
+	unsigned long addr;
+	/*
+	 * The hit paths' shortcut: the site's one probe when a hit has
+	 * nothing to run but its pre_handler (enabled, no post_handler,
+	 * not a jprobe, alone at the address, site armed); else NULL and
+	 * hits walk probes.  Written by site_sync() under kprobe_mutex.
+	 */
+	struct kprobe *solo;
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */
 	struct list_head ftrace_node;	/* a batch's ftrace filter changes */
-	unsigned long addr;
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
 	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
 	bool ftrace_dual;		/* ftrace: moving, hooked on both ops */
@@ -581,6 +586,47 @@ static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
 	/* not a ?: inside the percpu macro, which would not parenthesise it */
 	kp = kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL;
 	__this_cpu_write(current_kprobe, kp);
+}
+
+/*
+ * The fast paths' frame: with no hit under way on this CPU (kcb->depth
+ * 0), a hit's frame is the first, and pushing and popping it needs no
+ * arithmetic.  s is NULL for a handler that runs outside a probe site
+ * (the kretprobe trampoline's).
+ */
+static nokprobe_inline void kprobe_solo_begin(struct kprobe_ctlblk *kcb,
+					      struct kprobe_site *s,
+					      struct kprobe *kp)
+{
+	struct kprobe_frame *f = &kcb->frame[0];
+
+	kcb->depth = 1;
+	f->site = s;
+	f->status = KPROBE_HIT_ACTIVE;
+	kprobe_frame_set_kp(f, kp);
+}
+
+static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
+{
+	kcb->depth = 0;
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+/*
+ * A fast path's hit (struct kprobe_site.solo): no hit is under way on this
+ * CPU, and kp's pre_handler is all it runs.  Returns what it returned.
+ */
+static nokprobe_inline int kprobe_solo_pre(struct kprobe_ctlblk *kcb,
+					   struct kprobe_site *s,
+					   struct kprobe *kp,
+					   struct pt_regs *regs)
+{
+	int ret;
+
+	kprobe_solo_begin(kcb, s, kp);
+	ret = kp->pre_handler(kp, regs);
+	kprobe_solo_done(kcb);
+	return ret;
 }
 
 /*
@@ -736,7 +782,6 @@ int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);
 void kprobe_ftrace_walk_sync(void);
 #ifdef CONFIG_KRETPROBES
-void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs);
 void kretprobe_trampoline_callback(struct pt_regs *regs);
 #endif
 #endif /* CONFIG_KPROBES */

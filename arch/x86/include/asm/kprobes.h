@@ -70,6 +70,7 @@ struct arch_specific_insn {
 	s32 rel;		/* jmp/jcc/call: displacement; ret: imm16 */
 	bool indirect_call;	/* KP_EMULATE_INDIRECT: call, not jmp */
 	bool boostable;		/* KP_STEP with a boost copy in the slot */
+	bool stepless;		/* emulated or boostable: no single-step */
 	u8 src, dst;		/* push/mov: pt_regs offsets of the registers */
 	bool wide;		/* mov: 64 bits (else 32, zero-extended) */
 	/* jump optimization (opt.c): the detour, and the bytes it replaces */
@@ -77,6 +78,17 @@ struct arch_specific_insn {
 	u8 opt_len;
 	u8 opt_orig[KPROBE_OPT_MAX_LEN];
 };
+
+/*
+ * Where a function's return address is when a probe on its first
+ * instruction hits: the word on top of the stack.  A kretprobe records
+ * it (that slot is also the frame's identity) and diverts it through that
+ * slot to kretprobe_trampoline.  Inline: it is on every kretprobe hit.
+ */
+static __always_inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)regs->sp;
+}
 
 /*
  * A jprobe handler sees the probed function's stack arguments in a mirror

@@ -421,8 +421,12 @@ int arch_prepare_site(struct kprobe_site *s)
 	memcpy(ai->orig, buf, insn.length);
 	ai->len = insn.length;
 	kprobe_insn_classify(&insn, ai);
-	if (ai->kind == KP_STEP)
-		return prepare_slot(s, &insn);
+	if (ai->kind == KP_STEP) {
+		ret = prepare_slot(s, &insn);
+		if (ret)
+			return ret;
+	}
+	ai->stepless = ai->kind != KP_STEP || ai->boostable;
 	return 0;
 }
 
@@ -689,36 +693,20 @@ static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
 
 NOKPROBE_SYMBOL(kprobe_fault_resumed);
 
-/**
- * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
- * @regs: registers at the trap; regs->ip is the int3's address + 1
- *
- * Called by do_int3() before the die-notifier chain, NMI-like.  Returns 0
- * for every int3 that is not ours (int3_selftest at boot, kgdb, uprobes'
- * user-mode ones, a real int3 instruction).
- *
- * Return: 1 if handled.
+/*
+ * Every int3 at depth 0 but the fast path's: sites with several probes or
+ * a post_handler or jprobe, or an instruction to single-step; and (s NULL)
+ * our own int3s in .kprobes.text and int3s that are not ours.  Nested
+ * int3s come here from kprobe_int3_nested().  s is the site at the int3.
  */
-int kprobe_int3_handler(struct pt_regs *regs)
+static noinline int kprobe_int3_general(struct pt_regs *regs,
+					struct kprobe_ctlblk *kcb,
+					struct kprobe_site *s)
 {
 	unsigned long addr = regs->ip - INT3_INSN_SIZE;
-	struct kprobe_ctlblk *kcb;
-	struct kprobe_frame *f;
-	struct kprobe_site *s;
+	struct kprobe_frame *f = kprobe_frame_top(kcb);
 	struct kprobe *first;
-	kprobe_opcode_t *slot;
 
-	if (user_mode(regs))
-		return 0;
-	kcb = get_kprobe_ctlblk();
-
-	/* the int3 after the copy being single-stepped by the top frame? */
-	f = kprobe_frame_top(kcb);
-	slot = kprobe_frame_slot(f);
-	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
-		return kprobe_finish_step(regs, kcb, f);
-
-	s = __kprobe_site_lookup(addr);
 	/*
 	 * An ftrace site is never ours to trap on: an int3 there is ftrace
 	 * patching its fentry call (text_poke_bp), met late.
@@ -777,6 +765,83 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		kprobe_frame_set_kp(f, first);
 	kprobe_execute(s, regs, kcb, f);
 	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_general);
+
+/* an int3 while a hit is under way on this CPU (kcb->depth > 0) */
+static noinline int kprobe_int3_nested(struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb)
+{
+	unsigned long addr = regs->ip - INT3_INSN_SIZE;
+	struct kprobe_frame *f = kprobe_frame_top(kcb);
+	kprobe_opcode_t *slot = kprobe_frame_slot(f);
+
+	/* the int3 after the copy being single-stepped by the top frame? */
+	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
+		return kprobe_finish_step(regs, kcb, f);
+	return kprobe_int3_general(regs, kcb, __kprobe_site_lookup(addr));
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_nested);
+
+/* the fast path's hit: kp is s->solo, and no hit is under way */
+static noinline int kprobe_int3_solo(struct pt_regs *regs,
+				     struct kprobe_ctlblk *kcb,
+				     struct kprobe_site *s, struct kprobe *kp)
+{
+	kprobe_solo_begin(kcb, s, kp);
+	/* a pre_handler that returns 1 moved ip: the instruction is skipped */
+	if (!kp->pre_handler(kp, regs)) {
+		/* as kprobe_execute() does it, in the hit's frame */
+		if (unlikely(READ_ONCE(s->opt_state) >= KPROBE_OPT_READY))
+			regs->ip = kprobe_opt_copy(s);
+		else if (s->ainsn.kind != KP_STEP)
+			kprobe_emulate(s, regs);
+		else
+			regs->ip = (unsigned long)s->ainsn.insn + KPROBE_BOOST_OFFSET;
+	}
+	kprobe_solo_done(kcb);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_solo);
+
+/**
+ * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
+ * @regs: registers at the trap; regs->ip is the int3's address + 1
+ *
+ * Called by do_int3() before the die-notifier chain, NMI-like.  Returns 0
+ * for every int3 that is not ours (int3_selftest at boot, kgdb, uprobes'
+ * user-mode ones, a real int3 instruction).
+ *
+ * It only sorts int3s, with tail calls, so that it needs no stack frame
+ * of its own.  The fast path is the common hit: no hit under way on this
+ * CPU, a site with one pre-only probe (struct kprobe_site.solo) on an
+ * instruction that needs no single-step; kprobe_int3_solo() does the
+ * general path's steps for that case with every test whose answer is
+ * known left out: one frame, one call, then the instruction boosted,
+ * emulated, or (while the optimizer patches the site) the detour's copy.
+ *
+ * Return: 1 if handled.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_site *s;
+	struct kprobe *kp;
+
+	if (user_mode(regs))
+		return 0;
+	kcb = get_kprobe_ctlblk();
+	if (unlikely(kcb->depth))
+		return kprobe_int3_nested(regs, kcb);
+	s = __kprobe_site_lookup(regs->ip - INT3_INSN_SIZE);
+	kp = s ? READ_ONCE(s->solo) : NULL;
+	/* (an ftrace site is never stepless: it has no instruction prepared) */
+	if (!kp || !s->ainsn.stepless)
+		return kprobe_int3_general(regs, kcb, s);
+	return kprobe_int3_solo(regs, kcb, s, kp);
 }
 
 NOKPROBE_SYMBOL(kprobe_int3_handler);
@@ -877,24 +942,6 @@ NOKPROBE_SYMBOL(kprobe_fault_handler);
 /* ---- kretprobes ------------------------------------------------------------ */
 
 #ifdef CONFIG_KRETPROBES
-/* at a function's entry the return address is on top of the stack */
-void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	unsigned long *sp = (unsigned long *)regs->sp;
-
-	ri->fp = sp;
-	ri->ret_addr = (kprobe_opcode_t *)*sp;
-}
-
-NOKPROBE_SYMBOL(arch_prepare_kretprobe);
-
-void arch_divert_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	*(unsigned long *)regs->sp = (unsigned long)kretprobe_trampoline;
-}
-
-NOKPROBE_SYMBOL(arch_divert_return);
-
 /*
  * The trampoline a kretprobed function returns into.  Its frame, from the
  * top: the slot the diverted return address sat in (fp), where we push

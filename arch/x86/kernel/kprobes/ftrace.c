@@ -12,9 +12,10 @@
  * that they can coexist with livepatch and direct trampolines, which
  * claim IPMODIFY for themselves.  Both save full registers.
  *
- * The handler runs in ftrace context, preemption and interrupts disabled,
- * with the ftrace recursion guard held; it shares the per-CPU frames of the int3
- * path, so a hit inside any probe handler only counts nmissed.
+ * The handler runs in ftrace context with interrupts disabled.  It shares
+ * the per-CPU frames of the int3 path, so a hit inside any probe handler
+ * only counts nmissed; that is its recursion guard (see
+ * kprobe_ftrace_handler()).
  *
  * Moving a site between the two ops (a post_handler or jprobe comes or
  * goes) is make-before-break: the site is hooked on the new ops first,
@@ -112,6 +113,42 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
 	return 0;
 }
 
+/*
+ * A hit the fast path leaves: several probes or a post_handler or jprobe
+ * on the site, or a hit already under way on this CPU.  Returns true when
+ * a jprobe's handler runs next, reached by ftrace's return to regs->ip:
+ * its frame stays, and interrupts stay off (ftrace restores the flags
+ * from regs, IF cleared) until its jprobe_return() traps.
+ */
+static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
+					   struct pt_regs *regs,
+					   struct kprobe_ctlblk *kcb,
+					   unsigned long ip)
+{
+	unsigned long orig_ip = regs->ip;
+	struct kprobe_frame *f;
+
+	f = kprobe_hit_begin(s);
+	if (!f)
+		return false;
+	regs->ip = ip + INT3_INSN_SIZE;
+	if (!kprobe_site_pre(s, f, regs)) {
+		if (unlikely(READ_ONCE(s->has_post))) {
+			/* the fentry nop "executed" */
+			regs->ip = ip + MCOUNT_INSN_SIZE;
+			f->status = KPROBE_HIT_SSDONE;
+			kprobe_site_post(s, f, regs);
+		}
+		regs->ip = orig_ip;
+	} else if (f->status == KPROBE_HIT_JPROBE) {
+		return true;
+	}
+	kprobe_frame_pop(kcb);
+	return false;
+}
+
+NOKPROBE_SYMBOL(kprobe_ftrace_general);
+
 /**
  * kprobe_ftrace_handler() - the ftrace callback of kprobes
  * @ip: the fentry site
@@ -130,20 +167,24 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
-	struct kprobe_frame *f;
 	struct kprobe_site *s;
 	unsigned long orig_ip, flags;
-	int bit;
+	struct kprobe *kp;
 
 	if (unlikely(!regs))
-		return;
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
 		return;
 	/*
 	 * Interrupts off for the whole hit, as on the int3 path: the IPI
 	 * round of unregister_kprobe() then waits this hit out (see
 	 * __kprobe_batch_commit()).
+	 *
+	 * No ftrace_test_recursion_trylock() (ops without
+	 * FTRACE_OPS_FL_RECURSION guard themselves): we are only called for
+	 * functions that hold a probe, and nothing this handler calls before
+	 * a probe's handler can hold one (NOKPROBE_SYMBOL, the blacklist).
+	 * A probe handler that reaches a probed function, or an NMI that
+	 * does, finds this CPU's frame in use and counts nmissed, as on the
+	 * int3 path.  The guard cost a sixth of a hit's instructions.
 	 */
 	local_irq_save(flags);
 
@@ -154,34 +195,19 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(READ_ONCE(s->ftrace_dual)) &&
 	    kprobe_ftrace_second(ops, ip, regs))
 		goto out;
-	f = kprobe_hit_begin(s);
-	if (!f)
-		goto out;
 	kcb = get_kprobe_ctlblk();
-	orig_ip = regs->ip;
-	regs->ip = ip + INT3_INSN_SIZE;
-	if (!kprobe_site_pre(s, f, regs)) {
-		if (unlikely(READ_ONCE(s->has_post))) {
-			/* the fentry nop "executed" */
-			regs->ip = ip + MCOUNT_INSN_SIZE;
-			f->status = KPROBE_HIT_SSDONE;
-			kprobe_site_post(s, f, regs);
-		}
-		regs->ip = orig_ip;
-	} else if (f->status == KPROBE_HIT_JPROBE) {
-		/*
-		 * A jprobe's handler runs next, reached by ftrace's return
-		 * to regs->ip; the frame stays, and interrupts stay off
-		 * (ftrace restores the flags from regs, IF cleared) until
-		 * its jprobe_return() traps.
-		 */
-		ftrace_test_recursion_unlock(bit);
-		return;
+	kp = READ_ONCE(s->solo);
+	if (likely(kp && !kcb->depth)) {
+		/* the common hit: one pre-only probe (kprobe_solo_pre()) */
+		orig_ip = regs->ip;
+		regs->ip = ip + INT3_INSN_SIZE;
+		if (!kprobe_solo_pre(kcb, s, kp, regs))
+			regs->ip = orig_ip;
+	} else if (kprobe_ftrace_general(s, regs, kcb, ip)) {
+		return;		/* to a jprobe's handler, interrupts off */
 	}
-	kprobe_frame_pop(kcb);
 out:
 	local_irq_restore(flags);
-	ftrace_test_recursion_unlock(bit);
 }
 
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);

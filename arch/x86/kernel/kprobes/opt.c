@@ -82,16 +82,35 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 NOKPROBE_SYMBOL(kprobe_opt_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
 
+/* a hit on a site without a solo probe, or nested in another hit */
+static noinline void kprobe_opt_general(struct kprobe_site *s,
+					struct pt_regs *regs,
+					unsigned long *slot)
+{
+	struct kprobe_frame *f = kprobe_hit_begin(s);
+
+	if (f) {
+		if (kprobe_site_pre(s, f, regs))
+			*slot = regs->ip;	/* a pre_handler sent us there */
+		kprobe_frame_pop(get_kprobe_ctlblk());
+	}
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_general);
+
 /*
  * Called by kprobe_opt_trampoline with the pt_regs it built; the slot
  * right above them holds the call's return address (stub+5, where the
- * site pointer is) and receives where to go on.
+ * site pointer is) and receives where to go on.  The common hit, one
+ * pre-only probe and no hit under way, is done here in line, as on the
+ * int3 path (kprobe_int3_handler()).
  */
 __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 {
 	unsigned long *slot = (unsigned long *)(regs + 1);
 	struct kprobe_site *s = *(struct kprobe_site **)*slot;
-	struct kprobe_frame *f;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *kp;
 	unsigned long flags;
 
 	regs->sp = (unsigned long)(slot + 1);
@@ -106,11 +125,13 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 	 * IPI round of unregister_kprobe() then waits this hit out.
 	 */
 	local_irq_save(flags);
-	f = kprobe_hit_begin(s);
-	if (f) {
-		if (kprobe_site_pre(s, f, regs))
-			*slot = regs->ip;	/* a pre_handler sent us there */
-		kprobe_frame_pop(get_kprobe_ctlblk());
+	kcb = get_kprobe_ctlblk();
+	kp = READ_ONCE(s->solo);
+	if (likely(kp && !kcb->depth)) {
+		if (kprobe_solo_pre(kcb, s, kp, regs))
+			*slot = regs->ip;
+	} else {
+		kprobe_opt_general(s, regs, slot);
 	}
 	local_irq_restore(flags);
 }
