@@ -18,10 +18,9 @@
  * pre_handlers and writes over that return-address slot where to go on:
  * the copied region, or the address a pre_handler that returned 1 put in
  * regs->ip.  The trampoline restores the registers (a handler's changes
- * included) and returns there.  A stack trace taken in a handler stops at
- * the trampoline, whose return slot points into the detour (handing the
- * unwinder the pt_regs instead would need regs->ip and regs->sp filled in
- * by the assembly before the call: not done yet).
+ * included) and returns there.  The unwinder is handed those pt_regs, so a
+ * stack trace taken in a handler shows the probed function and its
+ * callers, as on the int3 path.
  *
  * When a region may be optimized (arch_prepare_opt()): every instruction
  * in it is relocatable (no transfer of control, nothing refused to
@@ -61,6 +60,24 @@ static_assert(OPT_COPY_OFFSET + KPROBE_OPT_MAX_LEN + JMP32_INSN_SIZE <=
 
 /* ---- the hit path --------------------------------------------------------- */
 
+/* offsets the trampoline uses (no asm-offsets in a C file) */
+#define OPT_REGS_IP	128
+#define OPT_REGS_SP	152
+#define OPT_REGS_SIZE	168
+#define OPT_SITE_ADDR	16
+static_assert(offsetof(struct pt_regs, ip) == OPT_REGS_IP);
+static_assert(offsetof(struct pt_regs, sp) == OPT_REGS_SP);
+static_assert(sizeof(struct pt_regs) == OPT_REGS_SIZE);
+static_assert(offsetof(struct kprobe_site, addr) == OPT_SITE_ADDR);
+
+/*
+ * regs->ip and regs->sp are filled in here, as an int3 would leave them
+ * (ip = the probe address + 1, sp = above the call's return slot), and
+ * the unwinder is told that %rsp points at full pt_regs from then on:
+ * a stack trace taken in a handler goes from the trampoline straight to
+ * the probed function and its callers, never into the detour (which
+ * has no unwind data).  Before the ret, the frame is a function's again.
+ */
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kprobe_opt_trampoline\n"
 	".type kprobe_opt_trampoline, @function\n"
@@ -70,11 +87,21 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp; flags kept */
 	"	pushfq\n"			/* regs->flags */
 	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
+	/* the return address is stub+5, where the site pointer is */
+	"	movq " __stringify(OPT_REGS_SIZE) "(%rsp), %rax\n"
+	"	movq (%rax), %rax\n"
+	"	movq " __stringify(OPT_SITE_ADDR) "(%rax), %rax\n"
+	"	leaq 1(%rax), %rax\n"
+	"	movq %rax, " __stringify(OPT_REGS_IP) "(%rsp)\n"
+	"	leaq " __stringify(OPT_REGS_SIZE + 8) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(OPT_REGS_SP) "(%rsp)\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	movq %rsp, %rdi\n"
 	"	call kprobe_opt_callback\n"
 	RESTORE_REGS_STRING
 	"	popfq\n"
 	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	UNWIND_HINT_FUNC
 	ASM_RET
 	".size kprobe_opt_trampoline, .-kprobe_opt_trampoline\n"
 	".popsection\n"
@@ -113,11 +140,10 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 	struct kprobe *kp;
 	unsigned long flags;
 
-	regs->sp = (unsigned long)(slot + 1);
+	/* regs->ip and regs->sp are the trampoline's */
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
 	regs->orig_ax = ~0UL;
-	regs->ip = s->addr + INT3_INSN_SIZE;	/* what an int3 shows */
 	*slot += sizeof(void *);		/* the copied region */
 
 	/*

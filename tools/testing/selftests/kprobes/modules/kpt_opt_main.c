@@ -16,6 +16,9 @@
  *                      (int3, boost or opt) and checked against the
  *                      registers kpo_target set up
  *   compare            the three snapshots must be identical
+ *   trace NAME         one call through kpo_trace_caller(); the handler
+ *                      saves a stack trace, which must show kpo_target
+ *                      and its caller
  *   loop | stop        two threads, on CPU 0 and 1, call kpo_target in a
  *                      loop; stop checks every call ran the handler once
  *                      and returned the right value
@@ -28,6 +31,8 @@
 #include <linux/delay.h>
 #include <linux/string.h>
 #include <linux/atomic.h>
+#include <linux/kallsyms.h>
+#include <linux/stacktrace.h>
 
 #include "kpt_opt_targets.h"
 
@@ -77,11 +82,18 @@ static void take(struct pt_regs *regs, unsigned long *r)
 	r[R_IP] = regs->ip;	r[R_SP] = regs->sp;
 }
 
+/* a stack trace taken by the handler (cmd "trace") */
+static unsigned long trace[16];
+static unsigned int ntrace;
+static bool tracing;
+
 static int first_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic64_inc(&hits);
 	if (READ_ONCE(capture))
 		take(regs, seen);
+	if (READ_ONCE(tracing))
+		ntrace = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
 	if (READ_ONCE(skip)) {
 		/* go on past the region, as a pre_handler may */
 		regs->ip = (unsigned long)kpo_target + kpo_skip_off;
@@ -177,6 +189,52 @@ static int do_snap(const char *name)
 	return 0;
 }
 
+/* kpo_target's caller in the trace: not a tail call, so it keeps a frame */
+static noinline long kpo_trace_caller(long x)
+{
+	long r = target(x);
+
+	barrier();
+	return r + 1;
+}
+
+static bool trace_has(const char *fn)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n = strlen(fn);
+	unsigned int i;
+
+	for (i = 0; i < ntrace; i++) {
+		sprint_symbol(sym, trace[i]);
+		/* kpo_trace_caller+0x13 or kpo_trace_caller.constprop.0+0x13 */
+		if (!strncmp(sym, fn, n) && (sym[n] == '+' || sym[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A stack trace from the handler, as a tracer's would be: it must go
+ * through the hit to the probed function and on to its caller.
+ */
+static int do_trace(const char *name)
+{
+	unsigned int i;
+	long r;
+
+	ntrace = 0;
+	WRITE_ONCE(tracing, true);
+	r = kpo_trace_caller(3);
+	WRITE_ONCE(tracing, false);
+	for (i = 0; i < ntrace; i++)
+		pr_info("# %s trace %u: %pS\n", name, i, (void *)trace[i]);
+	pr_info("trace %s: result %s, target %s, caller %s\n", name,
+		r == KPO_RESULT(3) + 1 ? "right" : "WRONG",
+		trace_has("kpo_target") ? "yes" : "no",
+		trace_has("kpo_trace_caller") ? "yes" : "no");
+	return 0;
+}
+
 static void do_compare(void)
 {
 	int s, i, diff = 0;
@@ -253,6 +311,17 @@ static void do_stop(void)
 		!kp_first.nmissed ? "exact" : "WRONG");
 }
 
+/* one call whose pre_handler moves ip past the region */
+static int do_skipcall(void)
+{
+	int ret;
+
+	WRITE_ONCE(skip, true);
+	ret = target(1) == KPO_SKIPPED(1) ? 0 : -EFAULT;
+	WRITE_ONCE(skip, false);
+	return ret;
+}
+
 static int cmd_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[32], *arg;
@@ -277,13 +346,12 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 		unarm(&kp_inner, &armed_inner);
 	else if (!strcmp(buf, "call"))
 		ret = target(1) == KPO_RESULT(1) ? 0 : -EFAULT;
-	else if (!strcmp(buf, "skipcall")) {
-		WRITE_ONCE(skip, true);
-		ret = target(1) == KPO_SKIPPED(1) ? 0 : -EFAULT;
-		WRITE_ONCE(skip, false);
-	}
+	else if (!strcmp(buf, "skipcall"))
+		ret = do_skipcall();
 	else if (!strcmp(buf, "snap") && arg)
 		ret = do_snap(arg);
+	else if (!strcmp(buf, "trace") && arg)
+		ret = do_trace(arg);
 	else if (!strcmp(buf, "compare"))
 		do_compare();
 	else if (!strcmp(buf, "loop"))
