@@ -254,39 +254,68 @@ static int t_pre_handler_changes_ip(void)
 	return kpt_failed;
 }
 
+/*
+ * A pre_handler that calls its own probed function: the nested hit must
+ * run no handler and count nmissed, and the nested call still carry out
+ * the probed instruction.  reenter_nested is that call, made from the
+ * handler; outer the test's own.
+ */
 static long recursion_result;
+static long (*reenter_nested)(void);
 
 static int pre_reenter(struct kprobe *p, struct pt_regs *regs)
 {
 	h.pre++;
-	recursion_result = call_asm(100);	/* hits the same probe */
+	recursion_result = reenter_nested();	/* hits the same probe */
 	return 0;
 }
 
-static int t_reentry_counts_nmissed(void)
+static int reentry_case(void *addr, bool ftrace, long (*outer)(void),
+			long want, long (*nested)(void), long want_nested)
 {
 	struct kprobe kp;
 
 	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.addr = addr;
 	kp.pre_handler = pre_reenter;
+	reenter_nested = nested;
 	reset();
 	recursion_result = 0;
 	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
-	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
+	KPT_EXPECT_EQ(!!(kp.flags & KPROBE_FLAG_FTRACE), ftrace);
+	KPT_EXPECT_EQ(outer(), want);
 	unregister_kprobe(&kp);
 	KPT_EXPECT_EQ(h.pre, 1);		/* the nested hit ran nothing */
 	KPT_EXPECT_EQ(kp.nmissed, 1);
-	/* but the nested call still executed the probed instruction */
-	KPT_EXPECT_EQ(recursion_result, KPT_ASM_BASE + 100);
+	KPT_EXPECT_EQ(recursion_result, want_nested);
 	return kpt_failed;
 }
 
-static int pre_reenter_entry(struct kprobe *p, struct pt_regs *regs)
+static long reenter_asm_outer(void)
 {
-	h.pre++;
-	recursion_result = call_target(5, 6);	/* hits the same probe */
-	return 0;
+	return call_asm(1);
+}
+
+static long reenter_asm_nested(void)
+{
+	return call_asm(100);
+}
+
+static long reenter_entry_outer(void)
+{
+	return call_target(3, 4);
+}
+
+static long reenter_entry_nested(void)
+{
+	return call_target(5, 6);
+}
+
+static int t_reentry_counts_nmissed(void)
+{
+	return reentry_case(kpt_asm_add, false, reenter_asm_outer,
+			    KPT_ASM_BASE + 1, reenter_asm_nested,
+			    KPT_ASM_BASE + 100);
 }
 
 /*
@@ -297,21 +326,9 @@ static int pre_reenter_entry(struct kprobe *p, struct pt_regs *regs)
  */
 static int t_reentry_ftrace_counts_nmissed(void)
 {
-	struct kprobe kp;
-
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)kpt_target_entry;
-	kp.pre_handler = pre_reenter_entry;
-	reset();
-	recursion_result = 0;
-	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
-	KPT_EXPECT(kp.flags & KPROBE_FLAG_FTRACE);
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);		/* the nested hit ran nothing */
-	KPT_EXPECT_EQ(recursion_result, 5 * 31 + 6);
-	KPT_EXPECT_EQ(kp.nmissed, 1);
-	return kpt_failed;
+	return reentry_case((void *)kpt_target_entry, true,
+			    reenter_entry_outer, 3 * 31 + 4,
+			    reenter_entry_nested, 5 * 31 + 6);
 }
 
 static int t_disable_enable(void)
