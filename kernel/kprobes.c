@@ -514,13 +514,14 @@ static bool site_wants_armed(struct kprobe_site *s)
 /*
  * The probe that may stand alone for the site on the hit paths (struct
  * kprobe_site.solo): one probe, enabled, with a pre_handler and nothing
- * else to run, on a site that is armed or about to be.
+ * else to run, on a site that is armed or about to be (want_armed, what
+ * site_wants_armed() said).
  */
-static struct kprobe *site_solo(struct kprobe_site *s)
+static struct kprobe *site_solo(struct kprobe_site *s, bool want_armed)
 {
 	struct kprobe *kp;
 
-	if (!list_is_singular(&s->probes) || !site_wants_armed(s))
+	if (!want_armed || !list_is_singular(&s->probes))
 		return NULL;
 	kp = list_first_entry(&s->probes, struct kprobe, list);
 	if (!kp->pre_handler || kp->post_handler || kprobe_is_jprobe(kp))
@@ -545,7 +546,7 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 		kprobe_unoptimize(s);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
-	WRITE_ONCE(s->solo, site_solo(s));
+	WRITE_ONCE(s->solo, site_solo(s, want));
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))

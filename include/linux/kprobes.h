@@ -612,6 +612,16 @@ static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
 	__this_cpu_write(current_kprobe, NULL);
 }
 
+/* s's solo probe if a hit may take the shortcut: no hit under way here */
+static nokprobe_inline struct kprobe *kprobe_solo_now(struct kprobe_site *s,
+						      struct kprobe_ctlblk *kcb)
+{
+	struct kprobe *kp = READ_ONCE(s->solo);
+
+	/* solo first: a site without one then costs no depth test */
+	return kp && !kcb->depth ? kp : NULL;
+}
+
 /*
  * A fast path's hit (struct kprobe_site.solo): no hit is under way on this
  * CPU, and kp's pre_handler is all it runs.  Returns what it returned.

@@ -196,8 +196,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	    kprobe_ftrace_second(ops, ip, regs))
 		goto out;
 	kcb = get_kprobe_ctlblk();
-	kp = READ_ONCE(s->solo);
-	if (likely(kp && !kcb->depth)) {
+	kp = kprobe_solo_now(s, kcb);
+	if (likely(kp)) {
 		/* the common hit: one pre-only probe (kprobe_solo_pre()) */
 		orig_ip = regs->ip;
 		regs->ip = ip + INT3_INSN_SIZE;

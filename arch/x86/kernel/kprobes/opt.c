@@ -152,8 +152,8 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 	 */
 	local_irq_save(flags);
 	kcb = get_kprobe_ctlblk();
-	kp = READ_ONCE(s->solo);
-	if (likely(kp && !kcb->depth)) {
+	kp = kprobe_solo_now(s, kcb);
+	if (likely(kp)) {
 		if (kprobe_solo_pre(kcb, s, kp, regs))
 			*slot = regs->ip;
 	} else {
