@@ -13,8 +13,10 @@ need=(
 	ccache:ccache gcc:gcc make:make flex:flex bison:bison bc:bc
 	libelf-dev:/usr/include/libelf.h libssl-dev:/usr/include/openssl/ssl.h
 	cpio:cpio xz-utils:xz python3:python3 patch:patch
-	gnuplot-nox:gnuplot
+	gnuplot-nox:gnuplot dwarves:pahole kmod:/sbin/depmod
 )
+# a target's own extra needs, as more package:probe pairs (clients.sh)
+need+=("$@")
 missing=()
 for pair in "${need[@]}"; do
 	pkg=${pair%%:*} probe=${pair#*:}
