@@ -15,6 +15,14 @@ fail any run.  In test mode the console's KTAP is parsed: every leaf result
 counts (KUnit's nested suites and our flat module/script suites alike), and
 the last line printed is "N passed, N failed[, N skipped]".  In exec mode
 the command's output is printed and its exit status becomes ours.
+
+A suite run by the guest's runner is judged as a reviewer would:
+  - its KTAP must have a plan line ("1..N"), and as many results;
+  - a suite that prints no result at all fails, whatever its status;
+  - a test module that does not unload afterwards fails its suite;
+  - with --strict-skips (our kernel), a skipped case fails unless its
+    reason starts with "this boot:", i.e. the case cannot run in this
+    particular boot (a uniprocessor boot, say) and says why.
 """
 
 import argparse
@@ -33,7 +41,9 @@ PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)')
 REPORTS = re.compile(
     r'WARNING:|BUG:|Oops|Kernel panic|general protection fault|'
-    r'UBSAN:|INFO: (rcu_\w+ )?detected stall|INFO: task .* blocked|'
+    r'UBSAN:|INFO: (rcu_\w+ )?detected stall|'
+    r'INFO: rcu_\w+ (self-)?detected (expedited )?stall|'
+    r'INFO: task .* blocked|'
     r'possible recursive locking|inconsistent lock state|'
     r'circular locking dependency|suspicious RCU usage|soft lockup')
 # Taint bits that mean the kernel complained: W (warning), D (died),
@@ -57,6 +67,7 @@ class Run:
         self.in_exec = False
         self.suites_begun = []
         self.suites_ended = {}
+        self.unload_failed = {}  # suite -> what the runner said
         self.suites_done = False
         self.poweroff = False
         self.taint = None
@@ -91,6 +102,8 @@ class Run:
                 rc = int(w[3].split('=')[1]) if len(w) > 3 else 0
                 self.suites_ended[w[1]] = rc
                 self.phase = 'between suites (after %s)' % w[1]
+            elif w[2] == 'unload':
+                self.unload_failed[w[1]] = ' '.join(w[3:])
         elif w[0] == 'suites' and w[1:2] == ['done']:
             self.suites_done = True
             self.suite = 'shutdown'
@@ -132,7 +145,7 @@ def ktap(lines):
         if m:
             subtest[len(m.group(1))] = m.group(2)
             continue
-        if t.strip().startswith('KTAP version') and not t.startswith(' '):
+        if t.startswith(('KTAP version', 'TAP version')):
             docs.append([suite, None, 0])
             continue
         m = PLAN.match(t)
@@ -183,6 +196,36 @@ def ktap(lines):
     return out
 
 
+def judge_suites(run, res, strict_skips):
+    """Suite-level verdicts added to the leaf results @res (see above)."""
+    plans = {}
+    for suite, t in run.lines:
+        if PLAN.match(t) and not t.startswith((' ', '\t')):
+            plans[suite] = plans.get(suite, 0) + 1
+    for s in run.suites_begun:
+        if s not in run.suites_ended:
+            res.append((s, 'suite did not finish', 'fail'))
+            continue
+        mine = [r for r in res if r[0] == s]
+        if not mine:
+            res.append((s, 'printed no KTAP result (exit %d)' %
+                        run.suites_ended[s], 'fail'))
+        elif not plans.get(s):
+            res.append((s, 'KTAP without a plan line "1..N"', 'fail'))
+        if run.suites_ended[s] != 0 and not any(
+                r[2] == 'fail' for r in mine):
+            res.append((s, 'suite exited %d' % run.suites_ended[s], 'fail'))
+        if s in run.unload_failed:
+            res.append((s, 'test module did not unload: %s' %
+                        run.unload_failed[s], 'fail'))
+    if strict_skips:
+        for i, (s, name, st) in enumerate(res):
+            if st == 'skip' and '(this boot:' not in name.split('\n')[0]:
+                res[i] = (s, name + ' [a skip on our kernel must name why '
+                          'this boot cannot run it: "this boot: ..."]',
+                          'fail')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--mode', required=True, choices=['test', 'exec', 'run'])
@@ -192,6 +235,8 @@ def main():
     ap.add_argument('--boot-timeout', type=float, default=300)
     ap.add_argument('--expect-kunit', action='append', default=[],
                     help='KUnit suite that must report (e.g. kprobes_test)')
+    ap.add_argument('--strict-skips', action='store_true',
+                    help='a skip fails unless its reason is "this boot: ..."')
     ap.add_argument('qemu', nargs=argparse.REMAINDER)
     a = ap.parse_args()
     qemu = a.qemu[1:] if a.qemu[:1] == ['--'] else a.qemu
@@ -251,13 +296,7 @@ def main():
     code = 0
     if a.mode == 'test':
         res = ktap(run.lines)
-        for s in run.suites_begun:
-            if s not in run.suites_ended:
-                res.append((s, 'suite did not finish', 'fail'))
-            elif run.suites_ended[s] != 0 and not any(
-                    r[0] == s and r[2] == 'fail' for r in res):
-                res.append((s, 'suite exited %d' % run.suites_ended[s],
-                            'fail'))
+        judge_suites(run, res, a.strict_skips)
         if not run.suites_done and not timed_out:
             res.append(('runner', 'suites done marker', 'fail'))
         for k in a.expect_kunit:
@@ -275,7 +314,9 @@ def main():
             with open(a.results, 'w') as f:
                 json.dump({'passed': n['pass'], 'failed': n['fail'],
                            'skipped': n['skip'],
-                           'seconds': round(elapsed, 1)}, f)
+                           'seconds': round(elapsed, 1),
+                           'cases': [[r[0], r[1].split('\n')[0], r[2]]
+                                     for r in res]}, f, indent=0)
         print('guest: %d passed, %d failed, %d skipped in %ds (console: %s)' %
               (n['pass'], n['fail'], n['skip'], elapsed, a.log))
         code = 1 if n['fail'] or not n['pass'] else 0

@@ -32,7 +32,13 @@ for t in /tests/*.ko /tests/*.sh /mnt/host/*.ko /mnt/host/*.sh; do
 		insmod "$t" 2>&1 | tokmsg
 		rc=$?
 		mod=$(basename "$t" .ko | tr - _)
-		grep -q "^$mod " /proc/modules && rmmod "$mod"
+		# a test module must leave: one that cannot be removed (a
+		# reference leaked, its exit stuck) fails its suite
+		if grep -q "^$mod " /proc/modules; then
+			why=$(rmmod "$mod" 2>&1) || klog "harness: suite $name unload rmmod: $why"
+			grep -q "^$mod " /proc/modules &&
+				klog "harness: suite $name unload still in /proc/modules"
+		fi
 		;;
 	*.sh)
 		( cd "$(dirname "$t")" && sh "$t" 2>&1 ) | tokmsg

@@ -1165,7 +1165,7 @@ static int t_concurrent_hits_while_registering(void)
 
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("needs 2 online CPUs");
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
 	atomic_set(&hammer_calls, 0);
 	atomic_set(&hammer_errors, 0);
 	atomic_set(&hammer_hits, 0);

@@ -529,7 +529,7 @@ static int t_jprobe_unregister_while_running(void)
 	int which, busy, n, tries;
 
 	if (num_online_cpus() < 2)
-		return KPT_SKIP_BECAUSE("needs 2 CPUs");
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
 	init_values();
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call10[which], j_slow);
