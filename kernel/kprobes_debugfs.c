@@ -5,7 +5,10 @@
  *  list       one line per registered probe:
  *             "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][FTRACE]"
  *             TYPE is k (kprobe) or r (a kretprobe's entry probe); gone
- *             probes show their old address and no symbol
+ *             probes show their old address and no symbol.  [OPTIMIZED]
+ *             means the jump is in place; opening the file first lets
+ *             optimizations already queued finish, so the list shows no
+ *             state that is about to change by itself
  *  enabled    1/0: arm or disarm every probe at once, keeping each probe's
  *             own disabled state (write 0/1, y/n)
  *  blacklist  "START-END\tSYMBOL" for each blacklisted range (perf reads it)
@@ -66,7 +69,26 @@ static int list_show(struct seq_file *m, void *v)
 			report_probe(m, p);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(list);
+
+/*
+ * The optimizer works a moment after a probe is armed, so that a batch of
+ * registrations shares one grace period.  A reader wants the state those
+ * probes settle in, not a snapshot taken in between: let the queued work
+ * finish first (at most one grace period; nothing when none is queued).
+ */
+static int list_open(struct inode *inode, struct file *file)
+{
+	wait_for_kprobe_optimizer();
+	return single_open(file, list_show, inode->i_private);
+}
+
+static const struct file_operations list_fops = {
+	.owner		= THIS_MODULE,
+	.open		= list_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
 
 static int blacklist_show(struct seq_file *m, void *v)
 {
