@@ -21,6 +21,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/kthread.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/atomic.h>
 #include <linux/vmalloc.h>
@@ -70,6 +71,17 @@ static noinline int kpt_sleeper(int ms)
 	return ms + 7;
 }
 
+/* Blocks until told to return: a task the test knows is inside. */
+static DECLARE_COMPLETION(blocker_entered);
+static DECLARE_COMPLETION(blocker_release);
+
+static noinline int kpt_blocker(int x)
+{
+	complete(&blocker_entered);
+	wait_for_completion(&blocker_release);
+	return x + 7;
+}
+
 /* A function in .kprobes.text: registration must refuse it. */
 static int __kprobes kpt_in_kprobes_text(int x)
 {
@@ -80,6 +92,7 @@ static int (*volatile call_target)(int, int) = kpt_target;
 static long (*volatile call_asm)(long) = kpt_asm;
 static int (*volatile call_recurse)(int) = kpt_recurse;
 static int (*volatile call_sleeper)(int) = kpt_sleeper;
+static int (*volatile call_blocker)(int) = kpt_blocker;
 static int (*volatile call_kprobes_text)(int) = kpt_in_kprobes_text;
 static long (*volatile call_load)(long *) = kpt_asm_load;
 static long (*volatile call_branch)(long, long (*)(void)) = kpt_asm_branch;
@@ -539,9 +552,17 @@ static int t_aggregate_order_and_post(void)
 				unregister_kprobe(&kp[i]);
 			return 1;
 		}
-		/* let a deferred optimizer act between registrations */
+		/*
+		 * Let a deferred optimizer act between registrations.
+		 * Upstream does not export wait_for_kprobe_optimizer(); its
+		 * optimizer runs 5 jiffies after a change.
+		 */
 		for (j = 0; j < 3; j++) {
+#ifdef KPROBES_ANEW
+			wait_for_kprobe_optimizer();
+#else
 			msleep(20);
+#endif
 			call_asm(0);
 		}
 	}
@@ -1210,16 +1231,16 @@ static int t_concurrent_hits_while_registering(void)
 }
 
 /*
- * Unregister while an instance is live: a task sleeps inside the probed
+ * Unregister while an instance is live: a task blocks inside the probed
  * function; the kretprobe goes away meanwhile.  The task must still
  * return to its real caller with the right value, and the gone
  * kretprobe's handler must not run.
  */
-static int sleeper_result;
+static int blocker_result;
 
-static int sleeper_fn(void *unused)
+static int blocker_fn(void *unused)
 {
-	sleeper_result = call_sleeper(300);
+	blocker_result = call_blocker(300);
 	return 0;
 }
 
@@ -1227,28 +1248,36 @@ static int t_kretprobe_unregister_while_live(void)
 {
 	static struct kretprobe rp;
 	struct task_struct *t;
+	unsigned long inside;
 
 	memset(&rp, 0, sizeof(rp));
-	rp.kp.symbol_name = "kpt_sleeper";
+	rp.kp.symbol_name = "kpt_blocker";
 	rp.entry_handler = ret_entry;
 	rp.handler = ret_handler;
 	rp.data_size = sizeof(struct kpt_ri_data);
 	rp.maxactive = 2;
 	memset(&rh, 0, sizeof(rh));
-	sleeper_result = 0;
+	blocker_result = 0;
+	reinit_completion(&blocker_entered);
+	reinit_completion(&blocker_release);
 	KPT_ASSERT_EQ(register_kretprobe(&rp), 0);
-	t = kthread_run(sleeper_fn, NULL, "kpt_sleeper");
+	t = kthread_run(blocker_fn, NULL, "kpt_blocker");
 	if (!KPT_EXPECT(!IS_ERR(t))) {
 		unregister_kretprobe(&rp);
 		return 1;
 	}
 	get_task_struct(t);
-	msleep(100);			/* it is asleep inside kpt_sleeper() */
+	/* its instance is live once it is inside kpt_blocker() */
+	inside = wait_for_completion_timeout(&blocker_entered, 10 * HZ);
+	if (!inside)
+		pr_info("# waited 10 s for the thread to enter kpt_blocker()\n");
+	KPT_EXPECT(inside);
 	KPT_EXPECT_EQ(rh.entries, 1);
 	unregister_kretprobe(&rp);
+	complete(&blocker_release);
 	kthread_stop(t);		/* waits for it to return and exit */
 	put_task_struct(t);
-	KPT_EXPECT_EQ(sleeper_result, 300 + 7);
+	KPT_EXPECT_EQ(blocker_result, 300 + 7);
 	KPT_EXPECT_EQ(rh.returns, 0);	/* unregistered: no handler */
 	return kpt_failed;
 }

@@ -22,6 +22,8 @@
  *   loop | stop        two threads, on CPU 0 and 1, call kpo_target in a
  *                      loop; stop checks every call ran the handler once
  *                      and returned the right value
+ *   calls N            wait until the loop threads made N more calls (at
+ *                      most 10 s; -ETIMEDOUT says how many came)
  */
 #define pr_fmt(fmt) "kpt_opt: " fmt
 
@@ -311,6 +313,26 @@ static void do_stop(void)
 		!kp_first.nmissed ? "exact" : "WRONG");
 }
 
+/* calls N: wait until the loop threads have made N more calls */
+static int do_calls(const char *arg)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	s64 from = atomic64_read(&calls);
+	unsigned int n;
+
+	if (!looping || kstrtouint(arg, 0, &n))
+		return -EINVAL;
+	while (atomic64_read(&calls) < from + n) {
+		if (time_after(jiffies, deadline)) {
+			pr_info("calls: waited 10 s for %u calls, %lld came\n", n,
+				atomic64_read(&calls) - from);
+			return -ETIMEDOUT;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	return 0;
+}
+
 /* one call whose pre_handler moves ip past the region */
 static int do_skipcall(void)
 {
@@ -358,6 +380,8 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 		do_loop();
 	else if (!strcmp(buf, "stop"))
 		do_stop();
+	else if (!strcmp(buf, "calls") && arg)
+		ret = do_calls(arg);
 	else
 		ret = -EINVAL;
 	pr_info("cmd %s%s%s: %d (hits %lld, inner %lld, post %lld)\n", buf,
