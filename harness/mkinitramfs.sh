@@ -12,13 +12,24 @@ root=$KOBJ/initramfs
 rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,mnt/host,harness,tests,lib/modules/kprobes}
 
 cp /bin/busybox "$root/bin/busybox"
-ln -s busybox "$root/bin/sh"
+# /bin/sh is a shell binary of its own, as on a distribution, not a link
+# to busybox: what runs it then maps /bin/sh (ftracetest's uprobe case
+# probes the shell it finds in /proc/PID/maps)
+cp /bin/busybox "$root/bin/sh"
 cp "$H"/guest/* "$root/harness/"
 mv "$root/harness/init" "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 
 # samples built with the kernel (CONFIG_SAMPLE_KPROBES=m)
 find "$KOBJ/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
+# every in-tree module where modprobe finds it (/lib/modules/$(uname -r),
+# with modules.dep): ftracetest loads the trace-printk and
+# trace-events-sample samples by name
+kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install > /dev/null
+
+# the peer suites: upstream's ftrace selftests, unmodified, from the base
+mkdir -p "$root/peer"
+cp -a "$SRC/tools/testing/selftests/ftrace" "$root/peer/ftrace"
 
 # test suites
 if [ -d "$T" ]; then

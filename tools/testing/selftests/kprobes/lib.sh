@@ -37,3 +37,20 @@ workload() {
 		i=$((i + 1))
 	done
 }
+
+# peer_ftracetest DIR [CASE.tc WHY]...: the base tree's own ftrace
+# selftests (ftracetest, unmodified, in /peer/ftrace) on every case of
+# test.d/DIR but the CASEs named, in KTAP.  A case that fails or cannot
+# resolve has its log printed as "# " lines under its result.
+peer_ftracetest() {
+	_dir=$1; shift
+	cd /peer/ftrace || { plan 1; result "ftracetest present in the guest" 1; return 1; }
+	_cases=$(find "test.d/$_dir" -name '*.tc' | sort)
+	while [ $# -ge 2 ]; do
+		_cases=$(echo "$_cases" | grep -v "/$1\$")
+		echo "# not run: $1: $2"
+		shift 2
+	done
+	# shellcheck disable=SC2086
+	./ftracetest -K -v -l /tmp/ftracetest-logs $_cases
+}
