@@ -60,7 +60,8 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness test-debug test-preempt exec bench itrace stress clean \
+	test-guest test-harness test-debug test-preempt test-clients exec bench itrace \
+	stress clean \
 	distclean help
 
 all: build
@@ -132,6 +133,10 @@ test-debug:
 test-preempt:
 	@$(MAKE) --no-print-directory PREEMPT=1 build
 	@$(MAKE) --no-print-directory PREEMPT=1 test-guest
+
+# Debian's perf and bpftrace against this IMPL's kernel (harness/clients.sh)
+test-clients: build
+	@MEM=$(if $(filter command line,$(origin MEM)),$(MEM),3G) $(H)/clients.sh
 
 # Hammer, kretprobe pressure, module churn, probe-everything and the
 # instruction sweep at -smp 4 (harness/stress.sh).
