@@ -80,10 +80,11 @@ class Run:
             self.marker(text[len('harness: '):].strip())
         elif REPORTS.search(text) and not text.startswith('#'):
             self.reports.append((self.suite, text))
-        if self.echo == 'all' or (self.echo == 'exec' and self.in_exec and
-                                  not text.startswith('harness: ')):
-            print(text if self.echo == 'exec' else raw.rstrip('\r\n'),
-                  flush=True)
+        # exec shows the command's output, run the demo's: the boot
+        # and everything else is in the log only
+        if self.echo in ('exec', 'run') and self.in_exec and \
+                not text.startswith('harness: '):
+            print(text, flush=True)
 
     def marker(self, m):
         w = m.split()
@@ -108,7 +109,7 @@ class Run:
             self.suites_done = True
             self.suite = 'shutdown'
             self.phase = 'power off'
-        elif w[0] == 'exec':
+        elif w[0] in ('exec', 'demo'):
             if w[1] == 'begin':
                 self.in_exec = True
                 self.suite = 'exec'
@@ -241,7 +242,7 @@ def main():
     a = ap.parse_args()
     qemu = a.qemu[1:] if a.qemu[:1] == ['--'] else a.qemu
 
-    echo = {'run': 'all', 'exec': 'exec', 'test': 'progress'}[a.mode]
+    echo = {'run': 'run', 'exec': 'exec', 'test': 'progress'}[a.mode]
     run = Run(a.mode, echo)
     start = time.time()
     timed_out = None
@@ -330,8 +331,13 @@ def main():
                 code = 125
             else:
                 code = run.exec_status
+                if code:
+                    # make reports any failure as its own status 2
+                    print('harness: the command exited with status %d' %
+                          code, file=sys.stderr)
         else:
-            code = 1 if problems else 0
+            code = 1 if problems or run.exec_status is None else 0
+            print('(the whole console, boot included: %s)' % a.log)
     sys.exit(code)
 
 
