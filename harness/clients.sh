@@ -48,4 +48,15 @@ gcc -static -O2 -o "$suite/kpt_workload" "$C/kpt_workload.c" ||
 	die "building kpt_workload (static) failed"
 
 say "clients payload $(du -h "$cpio" | cut -f1), MEM=$MEM"
-EXTRA=$suite SUITES=none EXTRA_CPIO=$cpio RUN_NAME=clients "$H/boot.sh" test
+r=$LOGS/results-clients-$IMPL.json
+rm -f "$r"
+EXTRA=$suite SUITES=none EXTRA_CPIO=$cpio RUN_NAME=clients "$H/boot.sh" test || true
+[ -f "$r" ] || die "the clients run produced no results"
+# the closing line CI and a reader look for
+python3 - "$r" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print('%d passed, %d failed' % (r['passed'], r['failed']) +
+      (', %d skipped' % r['skipped'] if r['skipped'] else ''))
+sys.exit(1 if r['failed'] or not r['passed'] else 0)
+PY
