@@ -7,8 +7,8 @@
  *             TYPE is k (kprobe) or r (a kretprobe's entry probe); gone
  *             probes show their old address and no symbol.  [OPTIMIZED]
  *             means the jump is in place; opening the file first lets
- *             optimizations already queued finish, so the list shows no
- *             state that is about to change by itself
+ *             optimizations already queued finish (bounded), so the list
+ *             shows no state that is about to change by itself
  *  enabled    1/0: arm or disarm every probe at once, keeping each probe's
  *             own disabled state (write 0/1, y/n)
  *  blacklist  "START-END\tSYMBOL" for each blacklisted range (perf reads it)
@@ -74,11 +74,12 @@ static int list_show(struct seq_file *m, void *v)
  * The optimizer works a moment after a probe is armed, so that a batch of
  * registrations shares one grace period.  A reader wants the state those
  * probes settle in, not a snapshot taken in between: let the queued work
- * finish first (at most one grace period; nothing when none is queued).
+ * finish first (one grace period; nothing when none is queued; never more
+ * than a few seconds, see kprobe_opt_settle()).
  */
 static int list_open(struct inode *inode, struct file *file)
 {
-	wait_for_kprobe_optimizer();
+	kprobe_opt_settle();
 	return single_open(file, list_show, inode->i_private);
 }
 

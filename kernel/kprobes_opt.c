@@ -45,6 +45,19 @@ static int opt_live;			/* sites READY or DONE */
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(opt_work, kprobe_optimizer);
 
+/*
+ * kprobe_opt_settle() waits for the next optimizer run to end: opt_runs
+ * counts the ends, opt_busy says one is under way.  A reader waits at
+ * most KPROBE_OPT_SETTLE_MAX: on a PREEMPT kernel the run's
+ * synchronize_rcu_tasks() lasts as long as some task keeps from switching
+ * voluntarily (a kernel thread busy in a loop), and a reader of the list
+ * must not hang behind it.
+ */
+#define KPROBE_OPT_SETTLE_MAX	(5 * HZ)
+static atomic_t opt_runs;
+static bool opt_busy;
+static DECLARE_WAIT_QUEUE_HEAD(opt_runs_wq);
+
 static bool site_optimizable(struct kprobe_site *s)
 {
 	/* a preempted task inside a region can only be waited for by TASKS_RCU */
@@ -169,6 +182,7 @@ static void kprobe_optimizer(struct work_struct *work)
 {
 	struct kprobe_site *s, *t;
 
+	WRITE_ONCE(opt_busy, true);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry_safe(s, t, &opt_queue, opt_node) {
 		list_del_init(&s->opt_node);
@@ -181,10 +195,8 @@ static void kprobe_optimizer(struct work_struct *work)
 		list_add_tail(&s->opt_node, &opt_ready);
 		opt_live++;
 	}
-	if (list_empty(&opt_ready)) {
-		mutex_unlock(&kprobe_mutex);
-		return;
-	}
+	if (list_empty(&opt_ready))
+		goto out;
 	mutex_unlock(&kprobe_mutex);
 	/*
 	 * From now on int3 hits on the ready sites leave through their
@@ -213,6 +225,9 @@ static void kprobe_optimizer(struct work_struct *work)
 	}
 out:
 	mutex_unlock(&kprobe_mutex);
+	WRITE_ONCE(opt_busy, false);
+	atomic_inc(&opt_runs);
+	wake_up_all(&opt_runs_wq);
 }
 
 /**
@@ -229,6 +244,25 @@ bool kprobe_optimized(struct kprobe *p)
 	       READ_ONCE(s->opt_state) == KPROBE_OPT_DONE;
 }
 EXPORT_SYMBOL_GPL(kprobe_optimized);
+
+/**
+ * kprobe_opt_settle() - let queued optimizations finish, for a reader
+ *
+ * Runs the optimizer now if it is queued, and waits for that run (or the
+ * one under way) to end: at most KPROBE_OPT_SETTLE_MAX, and not past a
+ * signal.  Nothing to wait for when none is queued or running.
+ */
+void kprobe_opt_settle(void)
+{
+	int runs = atomic_read(&opt_runs);
+
+	if (!delayed_work_pending(&opt_work) && !READ_ONCE(opt_busy))
+		return;
+	mod_delayed_work(system_wq, &opt_work, 0);
+	wait_event_interruptible_timeout(opt_runs_wq,
+					 atomic_read(&opt_runs) != runs,
+					 KPROBE_OPT_SETTLE_MAX);
+}
 
 /**
  * wait_for_kprobe_optimizer() - let queued optimizations happen now

@@ -343,8 +343,10 @@ void dump_kprobe(struct kprobe *kp);
 
 #ifdef CONFIG_OPTPROBES
 void wait_for_kprobe_optimizer(void);
+void kprobe_opt_settle(void);
 #else
 static inline void wait_for_kprobe_optimizer(void) { }
+static inline void kprobe_opt_settle(void) { }
 #endif
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
