@@ -37,7 +37,8 @@ guest_run() {
 }
 
 if [ "$what" != harness ]; then
-	guest_run test
+	# RUN_NAME names its console and results (make test-clients: clients)
+	guest_run "${RUN_NAME:-test}"
 	# Uniprocessor with a second CPU possible (maxcpus=1): the only boot
 	# where alternatives still own the lock prefixes of .smp_locks, so
 	# kprobes_api checks that registration refuses them.
