@@ -36,6 +36,9 @@ SRC     := $(BUILD)/src/linux-source-6.12
 KSRC    := $(BUILD)/tree-$(IMPL)
 KOBJ    := $(KSRC)/_build
 FRAGS   := $(REPO)/config/kprobes.config
+ifneq ($(IMPL),upstream)
+FRAGS   += $(REPO)/config/series.config
+endif
 
 # DEBUG=1: the same implementation with the kernel's checkers on
 # (config/debug.config), in its own build folder (tree-$(IMPL)/_build_debug).

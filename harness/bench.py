@@ -28,6 +28,12 @@ ROWS = [
     ('hit.jprobe', 'jprobe hit', 'per hit'),
     ('hit.kprobe_2cpu', 'kprobe hit, 2 CPUs at once', 'per hit'),
 ]
+for insn, how in (('lea', 'stepped'), ('push', 'emulated')):
+    for api, label in (('tracefs', 'tracefs uprobe event'),
+                       ('consumer', 'uprobe_register() consumer'),
+                       ('seed', 'register_uprobe()')):
+        ROWS.append(('hit.uprobe_%s_%s' % (insn, api),
+                     'uprobe hit, %s (%s), %s' % (insn, how, label), 'per hit'))
 for n in ('1000', '10000'):
     for what in ('module', 'kernel'):
         for op in ('register_one', 'unregister_one', 'register_batch',
@@ -177,6 +183,22 @@ def main():
                     if isinstance(v, list):
                         v = '; '.join(v)
                     lines.append('%-10s %-8s %-22s %s' % (i, r, key, v))
+    # the per-process layer against the engine it sits on, and uprobe
+    # hits per second of guest time under plain TCG
+    for insn in ('lea', 'push'):
+        for r in icount[:1] + [r for r in runs if r == 'wall']:
+            a = get('ours', r, 'hit.uprobe_%s_seed' % insn)
+            b = get('ours', r, 'hit.uprobe_%s_consumer' % insn)
+            if isinstance(a, int) and isinstance(b, int) and b > 0:
+                lines.append('%-10s %-8s %-22s %d / %d = %.3f' % (
+                    'ours', r, 'uprobe_%s seed/consumer' % insn, a, b, a / b))
+        if 'wall' in runs:
+            for i in IMPLS:
+                for api in ('tracefs', 'consumer', 'seed'):
+                    v = get(i, 'wall', 'hit.uprobe_%s_%s' % (insn, api))
+                    if isinstance(v, int) and v > 0:
+                        lines.append('%-10s %-8s %-22s %d hits/s' % (
+                            i, 'wall', 'uprobe_%s_%s' % (insn, api), 1e9 / v))
     text = '\n'.join(lines) + '\n'
     sys.stdout.write(text)
     with open(os.path.join(out, 'bench.txt'), 'w') as f:

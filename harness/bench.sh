@@ -25,7 +25,7 @@ for impl in ${BENCH_IMPLS:-ours upstream}; do
 	[ -f "$KOBJ/arch/x86/boot/bzImage" ] || die "build first: make IMPL=$impl"
 	mod=$(extmod "$src" bench)
 	dir=$(mktemp -d)
-	cp "$mod/kprobes_bench.ko" "$src/bench.sh" "$dir/"
+	cp "$mod/kprobes_bench.ko" "$mod/kpt_uconsumer.ko" "$src/bench.sh" "$dir/"
 	for run in $runs; do
 		opts=
 		case $run in icount*) opts="-icount shift=0" ;; esac

@@ -11,6 +11,7 @@ set -euo pipefail
 : "${KSRC:=$BUILD/tree-$IMPL}"
 : "${KOBJ:=$KSRC/_build}"
 : "${FRAGS:=$REPO/config/kprobes.config}"
+[ "$IMPL" = upstream ] || case " $FRAGS " in *series.config*) ;; *) FRAGS="$FRAGS $REPO/config/series.config" ;; esac
 H=$REPO/harness
 LOGS=$BUILD/logs
 JOBS=$(( $(nproc) + 1 ))

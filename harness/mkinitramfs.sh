@@ -21,7 +21,7 @@ mv "$root/harness/init" "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 
 # samples built with the kernel (CONFIG_SAMPLE_KPROBES=m)
-find "$KOBJ/samples/kprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
+find "$KOBJ/samples/kprobes" "$KOBJ/samples/uprobes" -name '*.ko' -exec cp {} "$root/lib/modules/kprobes/" \; 2>/dev/null || true
 # every in-tree module where modprobe finds it (/lib/modules/$(uname -r),
 # with modules.dep): ftracetest loads the trace-printk and
 # trace-events-sample samples by name
@@ -44,6 +44,18 @@ if [ -d "$T" ]; then
 			*) cp "$ko" "$root/tests/" ;;
 			esac
 		done
+	fi
+	# the uprobes suite: its target program (static, non-PIE: the same
+	# addresses in every run) and, on a kernel with the per-process API,
+	# its driver module
+	if [ -d "$T/uprobes" ]; then
+		gcc -O2 -static -no-pie -pthread -Wall -o "$root/bin/kpt_utarget" \
+			"$T/uprobes/kpt_utarget.c" "$T/uprobes/kpt_utarget_insns.S" ||
+			die "building kpt_utarget (static) failed"
+		if grep -q "[[:space:]]register_uprobe[[:space:]]" "$KOBJ/Module.symvers"; then
+			d=$(extmod "$T/uprobes" uprobes)
+			cp "$d"/*.ko "$root/lib/modules/kprobes/"
+		fi
 	fi
 fi
 

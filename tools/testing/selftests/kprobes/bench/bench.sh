@@ -29,6 +29,54 @@ grep -v -x -F -f /tmp/black /tmp/all > /tmp/funcs
 kpb "funcs candidates $(wc -l < /tmp/funcs) of $(wc -l < /tmp/all)"
 
 insmod $KO phase=hit loops="$LOOPS" && rmmod kprobes_bench
+
+# Uprobe hits: kpt_utarget's loop of LOOPS calls unprobed, then with a
+# tracefs uprobe event (recording), a counting uprobe_consumer (the
+# kernel's own API, kpt_uconsumer.ko) and, on a kernel that has it, a
+# counting register_uprobe() probe (kpt_uprobes.ko).  Per hit: (probed -
+# unprobed) / LOOPS, for lea (single-stepped) and push (emulated).
+uprobe_hits() {
+	bin=/bin/kpt_utarget
+	eval "$($bin addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
+	rm -f /tmp/ub.in /tmp/ub.out && mkfifo /tmp/ub.in /tmp/ub.out
+	$bin serve < /tmp/ub.in > /tmp/ub.out &
+	exec 7> /tmp/ub.in 8< /tmp/ub.out
+	read -r r <&8; p=${r#ready }
+	uc=/sys/kernel/debug/kpt_uprobes/ctl
+	for f in lea push; do
+		eval a=\$A_$f
+		off=$(printf '0x%x' $((a - 0x400000)))
+		timed() { echo "time $f $LOOPS" >&7; read -r r <&8; set -- $r; echo "$2"; }
+		timed > /dev/null
+		base=$(timed)
+		echo "p:kpbu/$f $bin:$off" >> $T/uprobe_events
+		echo 1 > $T/events/kpbu/$f/enable
+		v=$(timed)
+		n=$(grep -c " $f: (" $T/trace)
+		echo 0 > $T/events/kpbu/$f/enable
+		echo "-:kpbu/$f" >> $T/uprobe_events
+		echo > $T/trace
+		kpb "hit uprobe_${f}_tracefs $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "events $n")"
+		insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$off"
+		v=$(timed)
+		n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
+		rmmod kpt_uconsumer
+		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+			echo "set 0 $p $a count" > $uc
+			echo "reg 0" > $uc
+			v=$(timed)
+			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
+			echo "unreg 0" > $uc
+			rmmod kpt_uprobes
+			kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		fi
+	done
+	echo exit >&7
+	exec 7>&- 8<&-
+	wait
+}
+uprobe_hits
 if [ "${BENCH_ONLY:-}" = hit ]; then kpb "end"; exit 0; fi
 
 for n in $N; do

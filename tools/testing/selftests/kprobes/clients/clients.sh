@@ -6,7 +6,7 @@
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
 . /harness/ktap.sh
-plan 14
+plan 17
 
 N=200
 export PATH=$PATH:/usr/bin:/usr/sbin
@@ -105,6 +105,61 @@ st=$?
 u=$(map calls)
 diag "bpftrace uprobe: kpt_uprobe_target ${u:-no} calls"
 [ "$u" = $N ]; result "bpftrace uprobe: exactly $N calls of a static binary's function" $?
+
+# --- a per-process probe (register_uprobe()) beside perf and bpftrace ------
+# kpt_utarget serves calls on a FIFO; kpt_uprobes.ko puts a seed probe on
+# its ut_lea; perf and bpftrace probe the same instruction of the same file.
+UC=/sys/kernel/debug/kpt_uprobes/ctl
+UB=/bin/kpt_utarget
+if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+	rm -f /tmp/cu.in /tmp/cu.out && mkfifo /tmp/cu.in /tmp/cu.out
+	$UB serve < /tmp/cu.in > /tmp/cu.out &
+	exec 3> /tmp/cu.in 4< /tmp/cu.out
+	read -r R <&4; PA=${R#ready }
+	lea=$($UB addrs | sed -n 's/^lea //p')
+	seedhits() { grep "^0 " $UC | tr ' ' '\n' | sed -n 's/^hits=//p'; }
+	# calls N: the target makes N calls of ut_lea (a command perf and
+	# bpftrace can run: the FIFO's descriptors are inherited)
+	echo "call lea 0" >&3; read -r R <&4
+	cat > /tmp/calls <<-'EOS'
+	echo "call lea $1" >&3; read -r R <&4; echo "$R"
+	EOS
+	echo "set 0 $PA $lea count" > $UC; echo "reg 0" > $UC
+
+	perf probe -q -x $UB -a ut_lea > /tmp/perf-probe.out 2>&1
+	perf stat -a -x, -e probe_kpt_utarget:ut_lea -- sh /tmp/calls 200 > $OUT 2>&1
+	c=$(awk -F, '$3 == "probe_kpt_utarget:ut_lea" { print $1 }' $OUT)
+	h1=$(seedhits)
+	perf probe -q -d "probe_kpt_utarget:*" > /dev/null 2>&1
+	sh /tmp/calls 50 > /dev/null
+	h2=$(seedhits)
+	diag "perf stat counted ${c:-none}; seed probe hits $h1, then $h2 after perf probe -d"
+	[ "$c" = 200 ] && [ "$h1" = 200 ] && [ "$h2" = 250 ]
+	result "perf probe -x and a register_uprobe() probe on one instruction: both count all 200 hits, the seed probe outlives perf's" $?
+
+	bpftrace -e "uprobe:$UB:ut_lea { @calls = count(); }" -c "sh /tmp/calls 100" > $OUT 2>&1
+	u=$(map calls)
+	h3=$(seedhits)
+	diag "bpftrace counted ${u:-none}; seed probe hits $h3"
+	[ "$u" = 100 ] && [ "$h3" = 350 ]
+	result "bpftrace uprobe and a register_uprobe() probe on one instruction: both count all 100 hits" $?
+
+	echo "unreg 0" > $UC
+	perf probe -q -x $UB -a ut_lea > /dev/null 2>&1
+	perf stat -a -x, -e probe_kpt_utarget:ut_lea -- sh /tmp/calls 30 > $OUT 2>&1
+	c=$(awk -F, '$3 == "probe_kpt_utarget:ut_lea" { print $1 }' $OUT)
+	perf probe -q -d "probe_kpt_utarget:*" > /dev/null 2>&1
+	echo exit >&3; exec 3>&- 4<&-; wait
+	diag "perf stat counted ${c:-none} after the seed probe left; seed hits $(seedhits)"
+	[ "$c" = 30 ] && [ "$(seedhits)" = 350 ] && [ -z "$(cat /sys/kernel/debug/uprobes/list)" ] &&
+		rmmod kpt_uprobes
+	result "the seed probe unregistered: perf's probe on the same instruction still counts all 30" $?
+else
+	for w in "perf probe -x beside a seed probe" "bpftrace uprobe beside a seed probe" \
+		"perf after the seed probe left"; do
+		skip "$w" "stock 6.12 has no register_uprobe()"
+	done
+fi
 
 # --- nothing left behind ----------------------------------------------------
 left=$(cat $D/list)

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Per-process uprobes, engine binding: a probepoint of one process made
+ * into a consumer of 6.12's inode probes (kernel/events/uprobes.c).
+ *
+ * 6.12 keeps one breakpoint engine for user space: a probe is a (file,
+ * offset) pair, and each consumer's filter says in which address spaces
+ * the breakpoint goes.  uprobe_events, perf and BPF use it; a second
+ * engine would fight it for the same int3s.  So a point of the seed's
+ * model, (process, address), becomes:
+ *
+ *  - the file and offset the process maps at that address (the vma is
+ *    looked up once, at registration; a later munmap is the caller's job,
+ *    as the seed says);
+ *  - a consumer whose filter admits only that process's mm, so the
+ *    engine writes the breakpoint into that mm alone (with the same
+ *    copy-on-write as ptrace: other processes mapping the file keep their
+ *    page);
+ *  - a handler that hands the hit to uprobe_point_hit() when the current
+ *    mm is the target's and the trap is at the registered address.
+ *
+ * A fork child inherits the probed page.  Its first hit reaches our
+ * handler with another mm: we answer UPROBE_HANDLER_REMOVE, the engine
+ * asks our filter, which refuses that mm, and removes the breakpoint from
+ * the child.  The child never reaches a seed handler; it takes one extra
+ * trap per probepoint (a documented deviation from the seed, whose utrace
+ * engine stripped the child at fork).
+ *
+ * What the engine cannot probe, we refuse before asking it: anonymous
+ * memory (JIT code) and writable or shared executable mappings get
+ * -EOPNOTSUPP.  A breakpoint already in memory that no inode probe
+ * placed (a debugger's, or one in the program itself) gets -EBUSY: the
+ * engine would take it as its own and silently share it.
+ *
+ * Context: uprobe_site_attach/detach/sync sleep and are called under the
+ * layer's mutex (sync outside it); the handler runs in the probed task,
+ * under rcu_read_lock_trace(), and may sleep.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/fs.h>
+#include <linux/file.h>
+#include <linux/ptrace.h>
+#include <linux/seq_file.h>
+#include <linux/uprobes.h>
+
+#include "uprobes_process.h"
+
+static bool site_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+{
+	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.uc);
+
+	return mm == pp->proc->mm;
+}
+
+static int site_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.uc);
+
+	/* another process with the page: a fork child; strip it there */
+	if (current->mm != pp->proc->mm)
+		return UPROBE_HANDLER_REMOVE;
+	/*
+	 * The same file offset mapped at a second address of this process
+	 * traps into the same inode probe: only our address is ours.  The
+	 * engine has set ip back to the breakpoint's address.
+	 */
+	if (instruction_pointer(regs) == pp->vaddr)
+		uprobe_point_hit(pp, regs);
+	return 0;
+}
+
+static int read_byte(struct mm_struct *mm, unsigned long vaddr, u8 *b)
+{
+	return access_remote_vm(mm, vaddr, b, 1, FOLL_FORCE) == 1 ? 0 : -EFAULT;
+}
+
+/*
+ * Looks up what @mm maps at pp->vaddr and checks the engine can take it;
+ * on success pp->site holds a reference to the file.
+ */
+static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	vma = vma_lookup(mm, pp->vaddr);
+	if (!vma)
+		ret = -EFAULT;
+	else if (!(vma->vm_flags & VM_EXEC))
+		ret = -EINVAL;
+	else if (!vma->vm_file ||
+		 (vma->vm_flags & (VM_WRITE | VM_MAYSHARE | VM_HUGETLB)))
+		ret = -EOPNOTSUPP;	/* anonymous, writable or shared */
+	if (!ret) {
+		pp->site.file = get_file(vma->vm_file);
+		pp->site.offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+				  (pp->vaddr - vma->vm_start);
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/**
+ * uprobe_site_attach - place the breakpoint of a new probepoint
+ * @pp: the point; pp->proc and pp->vaddr are set
+ * @mm: the target address space, with a reference (mm_users) held
+ *
+ * Return: 0 once the breakpoint is in @mm, or -errno and nothing changed.
+ */
+int uprobe_site_attach(struct uprobe_point *pp, struct mm_struct *mm)
+{
+	struct uprobe_site *site = &pp->site;
+	struct inode *inode;
+	u8 b;
+	int ret;
+
+	ret = site_resolve(pp, mm);
+	if (ret)
+		return ret;
+	inode = file_inode(site->file);
+
+	ret = read_byte(mm, pp->vaddr, &b);
+	if (ret)
+		goto out_put;
+	/* a breakpoint no uprobe placed is someone else's: leave it alone */
+	if (b == UPROBE_SWBP_INSN && !uprobe_inode_registered(inode, site->offset)) {
+		ret = -EBUSY;
+		goto out_put;
+	}
+
+	site->uc.handler = site_handler;
+	site->uc.filter = site_filter;
+	site->iu = uprobe_register(inode, site->offset, 0, &site->uc);
+	if (IS_ERR(site->iu)) {
+		ret = PTR_ERR(site->iu);
+		/* an instruction the engine will not step: not an internal code */
+		if (ret == -ENOTSUPP)
+			ret = -EOPNOTSUPP;
+		goto out_put;
+	}
+
+	/*
+	 * The engine skips an address space that is going away; then the
+	 * process is exiting and there is nothing to probe.
+	 */
+	if (read_byte(mm, pp->vaddr, &b) || b != UPROBE_SWBP_INSN) {
+		uprobe_unregister_nosync(site->iu, &site->uc);
+		uprobe_unregister_sync();
+		ret = -ESRCH;
+		goto out_put;
+	}
+	return 0;
+
+out_put:
+	fput(site->file);
+	site->file = NULL;
+	return ret;
+}
+
+/**
+ * uprobe_site_detach - remove the breakpoint of a probepoint
+ * @pp: a point uprobe_site_attach() placed
+ *
+ * The engine may still be running its handler on another CPU; call
+ * uprobe_site_sync() and then uprobe_site_release() before freeing @pp.
+ */
+void uprobe_site_detach(struct uprobe_point *pp)
+{
+	uprobe_unregister_nosync(pp->site.iu, &pp->site.uc);
+}
+
+/**
+ * uprobe_site_sync - wait until no handler of a detached point runs
+ *
+ * Handlers run under rcu_read_lock_trace(); this waits for all of them.
+ */
+void uprobe_site_sync(void)
+{
+	uprobe_unregister_sync();
+}
+
+/**
+ * uprobe_site_release - drop what a detached, synced point holds
+ * @pp: the point
+ */
+void uprobe_site_release(struct uprobe_point *pp)
+{
+	if (pp->site.file)
+		fput(pp->site.file);
+	pp->site.file = NULL;
+}
+
+/**
+ * uprobe_site_show - print where a point is: "FILE+0xOFFSET"
+ * @m: the seq_file
+ * @pp: the point
+ */
+void uprobe_site_show(struct seq_file *m, struct uprobe_point *pp)
+{
+	seq_file_path(m, pp->site.file, " \t\n\\");
+	seq_printf(m, "+0x%llx", (unsigned long long)pp->site.offset);
+}
+
+/**
+ * uprobe_site_in_handler - is current running uprobe handlers?
+ *
+ * The engine sets utask->auprobe around its consumer handlers.  An
+ * operation the seed says must wait until the probepoint's handlers have
+ * run is asked from there.
+ *
+ * Return: true inside a handler.
+ */
+bool uprobe_site_in_handler(void)
+{
+	return current->utask && current->utask->auprobe;
+}

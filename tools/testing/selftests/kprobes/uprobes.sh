@@ -1,0 +1,332 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Per-process uprobes (register_uprobe(), seed 000) on a live process:
+# kpt_utarget (uprobes/kpt_utarget.c) answers commands on a FIFO, and
+# kpt_uprobes.ko registers probes on it through debugfs.  One case per
+# rule of the seed and per errno.  On a kernel without register_uprobe()
+# (stock 6.12) only the uprobe_events baseline runs; the rest skip.
+. /harness/ktap.sh
+
+C=/sys/kernel/debug/kpt_uprobes/ctl
+L=/sys/kernel/debug/uprobes/list
+BIN=/bin/kpt_utarget
+ULIST=/tmp/uprobes.list
+
+# A_lea, A_push, ... : the probe targets' addresses
+eval "$($BIN addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
+off() { printf '0x%x' $(($1 - 0x400000)); }
+
+# Two targets, A on fds 3/4 and B on fds 5/6; "ta CMD" sends a command to
+# A and leaves its reply in $R.
+start_a() {
+	rm -f /tmp/ta.in /tmp/ta.out && mkfifo /tmp/ta.in /tmp/ta.out
+	$BIN serve < /tmp/ta.in > /tmp/ta.out &
+	exec 3> /tmp/ta.in 4< /tmp/ta.out
+	read -r R <&4; PA=${R#ready }
+}
+start_b() {
+	rm -f /tmp/tb.in /tmp/tb.out && mkfifo /tmp/tb.in /tmp/tb.out
+	$BIN serve < /tmp/tb.in > /tmp/tb.out &
+	JB=$!
+	exec 5> /tmp/tb.in 6< /tmp/tb.out
+	read -r R <&6; PB=${R#ready }
+}
+ta() { echo "$*" >&3; read -r R <&4; }
+tb() { echo "$*" >&5; read -r R <&6; }
+# field NAME: the word after NAME in $R
+field() { echo "$R" | tr ' ' '\n' | sed -n "/^$1\$/{n;p;}"; }
+
+ctl() { echo "$*" > $C; }
+# sg SLOT KEY: a counter of the driver's slot
+sg() { grep "^$1 " $C | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# byte PID ADDR: the byte at ADDR in that process, as /proc/PID/mem shows it
+byte() { dd if=/proc/$1/mem bs=1 skip=$(($2)) count=1 2> /dev/null | od -An -tx1 | tr -d ' \n'; }
+nlist() { cat $L | wc -l; }
+# snapshot / unchanged: the listing is the same as at the snapshot
+snapshot() { cat $L > $ULIST; }
+unchanged() { cat $L | cmp -s - $ULIST; }
+
+HAVE=0
+if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then HAVE=1; fi
+start_a
+start_b
+NO_API="stock 6.12 has no register_uprobe()"
+
+# --- cases -----------------------------------------------------------------
+# On failure, result_r also shows the target's last reply and the slots.
+result_r() {
+	[ "$2" -eq 0 ] || { diag "last reply: $R"; grep -v "hits=0 " $C | sed 's/^/# /'; }
+	result "$1" "$2"
+}
+
+c_register() {
+	ctl set 0 "$PA" "$A_lea" count; ctl reg 0
+	[ "$(sg 0 ret)" = 0 ] && [ "$(byte "$PA" "$A_lea")" = cc ]
+	result_r "register_uprobe() returns 0 with the int3 already in the process's memory" $?
+}
+c_list() {
+	grep -q "^$PA  $A_lea  $BIN+$(off "$A_lea")  \[ACTIVE\]  handler \[kpt_uprobes\]" $L
+	result_r "uprobes/list shows pid, vaddr, file+offset, [ACTIVE] and the handler" $?
+}
+c_hits() {
+	ta call lea 100
+	[ "$R" = "sum 5050 bad 0" ] && [ "$(sg 0 hits)" = 100 ] &&
+		[ "$(sg 0 ip)" = "$A_lea" ] && [ "$(sg 0 di)" = 99 ]
+	result_r "100 calls: 100 hits in the probed thread, ip == vaddr, di == the argument, results intact" $?
+}
+c_other_process() {
+	tb call lea 50
+	[ "$R" = "sum 1275 bad 0" ] && [ "$(sg 0 hits)" = 100 ] &&
+		[ "$(byte "$PB" "$A_lea")" = 48 ]
+	result_r "a second process running the same binary: no hits, its text untouched" $?
+}
+c_threads() {
+	ctl reset 0
+	ta threads lea 4 250
+	[ "$R" = "sum 125500 bad 0" ] && [ "$(sg 0 hits)" = 1000 ]
+	result_r "4 threads started after registration x 250 calls: 1000 hits" $?
+}
+c_fork() {
+	ctl reset 0
+	ta fork lea 100
+	r1=$R
+	ta call lea 10
+	[ "${r1% child*}" = "sum 5050 bad 0" ] && [ "$(sg 0 hits)" = 10 ]
+	result_r "a fork child's 100 calls reach no handler; the parent's 10 all do" $?
+}
+c_order() {
+	ctl set 1 "$PA" "$A_lea" count; ctl set 2 "$PA" "$A_lea" count
+	ctl reg 2; ctl reg 1; ctl seq
+	ta call lea 2
+	seq=$(sed -n 's/^seq: //p' $C)
+	ctl unreg 1; ctl unreg 2
+	[ "$seq" = "0 2 1 0 2 1" ]
+	result_r "three probes at one address run in registration order" $?
+}
+c_kinds() {
+	ok=0 i=1
+	for f in push riprel call jcc; do
+		eval a=\$A_$f
+		ctl set $i "$PA" "$a" count; ctl reg $i
+		[ "$(sg $i ret)" = 0 ] || ok=1
+		i=$((i + 1))
+	done
+	for f in push riprel call jcc; do
+		ta call $f 100
+		[ "${R#* bad }" = 0 ] || { ok=1; diag "$f: $R"; }
+	done
+	i=1
+	for f in push riprel call jcc; do
+		eval a=\$A_$f
+		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f: $(grep "^$i " $C)"; }
+		ctl unreg $i
+		[ "$(byte "$PA" "$a")" != cc ] || { ok=1; diag "$f: int3 left"; }
+		i=$((i + 1))
+	done
+	result_r "push, call, jcc (emulated) and a RIP-relative load (stepped): exact hits, results intact, text restored" $ok
+}
+c_sleep() {
+	ctl set 1 "$PA" "$A_riprel" sleep; ctl reg 1
+	ta call riprel 20
+	[ "$R" = "sum 330 bad 0" ] && [ "$(sg 1 hits)" = 20 ]
+	result_r "a handler that sleeps (msleep) runs on every hit" $?
+	ctl unreg 1
+}
+c_setdi() {
+	ctl set 1 "$PA" "$A_push" setdi 3e8; ctl reg 1
+	ta call push 10
+	ctl unreg 1
+	[ "$R" = "sum 10000 bad 10" ]
+	result_r "a handler that sets di: the function sees the new argument" $?
+}
+c_setip() {
+	ctl set 1 "$PA" "$A_skip" setip "$A_skip_ret" 2a; ctl reg 1
+	ta call skip 5
+	ctl unreg 1
+	[ "$R" = "sum 210 bad 5" ]
+	result_r "a handler that moves ip past the instruction: it is skipped" $?
+}
+c_kprobe() {
+	ctl set 1 "$PA" "$A_push" kprobe; ctl reg 1
+	ta call push 1
+	[ "$(sg 1 kp)" = 0 ] && [ "$(sg 1 kphits)" = 1 ]
+	r=$?
+	ctl unreg 1
+	result_r "a uprobe handler registers a kprobe, which then hits" $r
+}
+c_delayed_reg() {
+	ctl set 2 "$PA" "$A_riprel" count
+	ctl set 1 "$PA" "$A_push" regother 2; ctl reg 1
+	ta call push 1
+	ta call riprel 10
+	[ "$(sg 1 hret)" = -115 ] && [ "$(sg 2 cbreg)" = 1 ] &&
+		[ "$(sg 2 cbres)" = 0 ] && [ "$(sg 2 hits)" = 10 ]
+	r=$?
+	ctl unreg 1; ctl unreg 2
+	[ "$(sg 2 cbunreg)" = 0 ] || r=1
+	result_r "register_uprobe() from a handler: -EINPROGRESS, one callback (1, 0), then hits" $r
+}
+c_delayed_unreg() {
+	ctl set 1 "$PA" "$A_call" selfunreg; ctl reg 1
+	ta call call 5
+	[ "$R" = "sum 20 bad 0" ] && [ "$(sg 1 hits)" = 1 ] &&
+		[ "$(sg 1 cbunreg)" = 1 ] && [ "$(sg 1 cbres)" = 0 ] &&
+		[ "$(byte "$PA" "$A_call")" = e8 ] && ! grep -q " $A_call " $L
+	result_r "a handler unregisters its own probe: one callback (0, 0), no more hits, text restored" $?
+	ctl unreg 1
+}
+c_delayed_fail() {
+	ctl set 2 99999 "$A_riprel" count
+	ctl set 1 "$PA" "$A_push" regother 2; ctl reg 1
+	ta call push 1
+	[ "$(sg 1 hret)" = -115 ] && [ "$(sg 2 cbreg)" = 1 ] && [ "$(sg 2 cbres)" = -3 ]
+	r=$?
+	ctl unreg 1
+	result_r "a delayed registration that fails reports -ESRCH through its callback" $r
+}
+c_signals() {
+	ctl reset 0
+	ta sig lea 2000
+	sigs=$(field sigs)
+	[ "${R% sigs*}" = "sum 2001000 bad 0" ] && [ "$(sg 0 hits)" = 2000 ] && [ "$sigs" -gt 0 ]
+	result_r "signals arriving while threads step: 2000 hits, results intact ($sigs signals)" $?
+}
+# bad SLOT-SETUP WANT NAME: registration refused with WANT, nothing changed
+bad() {
+	want=$1 name=$2; shift 2
+	snapshot
+	ctl set 5 "$@"; ctl reg 5
+	got=$(sg 5 ret)
+	[ "$got" = "$want" ] && unchanged
+	r=$?
+	[ $r -eq 0 ] || diag "got $got"
+	result_r "$name" $r
+}
+c_errnos() {
+	bad -3 "no such pid: -ESRCH" 99999 "$A_lea" count
+	ta zombie
+	bad -3 "a process that has exited (zombie): -ESRCH" "$(field pid)" "$A_lea" count
+	bad -22 "a kernel thread: -EINVAL" 2 "$A_lea" count
+	bad -14 "an unmapped address: -EFAULT" "$PA" 0x10000 count
+	bad -22 "a non-executable address: -EINVAL" "$PA" "$A_data" count
+	ta anon
+	bad -95 "an anonymous executable page: -EOPNOTSUPP" "$PA" "$(field addr)" count
+	ta wx
+	bad -95 "a writable executable file mapping: -EOPNOTSUPP" "$PA" "$(field addr)" count
+	bad -16 "an int3 in the program's own text: -EBUSY" "$PA" "$A_int3" count
+	ta poke
+	bad -16 "an int3 a debugger wrote: -EBUSY" "$PA" "$A_poke" count
+	bad -22 "no handler: -EINVAL" "$PA" "$A_push" none
+	snapshot
+	ctl reg 0
+	[ "$(sg 0 ret)" = -16 ] && unchanged
+	result_r "registering a registered probe again: -EBUSY" $?
+	ctl set 6 "$PA" "$A_push" count
+	snapshot
+	ctl unreg 6
+	[ "$(sg 6 ret)" = 0 ] && unchanged && [ "$(byte "$PA" "$A_push")" = 55 ]
+	result_r "unregistering a probe never registered changes nothing" $?
+}
+# the probe through tracefs on the target's file (both kernels)
+ev_on() {
+	echo "p:kptu/lea $BIN:$(off "$A_lea")" >> $T/uprobe_events &&
+		echo 1 > $T/events/kptu/lea/enable && echo > $T/trace
+}
+ev_off() { echo 0 > $T/events/kptu/lea/enable; echo "-:kptu/lea" >> $T/uprobe_events; }
+ev_count() { grep -c "kptu_lea\|lea: (" $T/trace; }
+c_tracefs_baseline() {
+	ev_on; ta call lea 30
+	n=$(ev_count)
+	ev_off
+	[ "$n" = 30 ]
+	result_r "a uprobe_events probe on the target: 30 calls, 30 events" $?
+}
+c_coexist() {
+	ctl reset 0
+	ev_on; ta call lea 30
+	r=0; n=$(ev_count)
+	[ "$n" = 30 ] && [ "$(sg 0 hits)" = 30 ] || { r=1; diag "both: events $n, hits $(sg 0 hits)"; }
+	ev_off; ta call lea 10
+	[ "$(sg 0 hits)" = 40 ] && [ "$(byte "$PA" "$A_lea")" = cc ] || { r=1; diag "events removed: hits $(sg 0 hits)"; }
+	ev_on; ctl unreg 0; ta call lea 10
+	n=$(ev_count)
+	[ "$n" = 10 ] && [ "$(sg 0 hits)" = 40 ] || { r=1; diag "ours removed: events $n, hits $(sg 0 hits)"; }
+	ev_off
+	[ "$(byte "$PA" "$A_lea")" = 48 ] || { r=1; diag "int3 left"; }
+	result_r "a uprobe_events probe at the same address: both see every hit, removing either leaves the other" $r
+}
+c_exec() {
+	ctl set 1 "$PA" "$A_lea" count; ctl reg 1
+	ctl set 2 "$PA" "$A_push" count; ctl reg 2
+	ta exec
+	[ "$R" = "ready $PA" ] || diag "exec: $R"
+	ta call lea 10
+	[ "$(sg 1 hits)" = 0 ] && [ "$(byte "$PA" "$A_lea")" = 48 ] && ! grep -q "^$PA " $L
+	r=$?
+	ctl unreg 1; ctl unreg 2
+	result_r "exec drops every probe of the process; later unregister_uprobe() is a no-op" $r
+}
+c_exit() {
+	ctl set 3 "$PB" "$A_lea" count; ctl reg 3
+	[ "$(sg 3 ret)" = 0 ] && grep -q "^$PB " $L
+	r=$?
+	echo exit >&5; wait $JB
+	exec 5>&- 6<&-
+	! grep -q "^$PB " $L || r=1
+	ctl unreg 3
+	result_r "exit drops every probe of the process; later unregister_uprobe() is a no-op" $r
+}
+c_churn() {
+	ctl set 3 "$PA" "$A_lea" count
+	echo "churn 3 200" > $C &
+	j=$!
+	ta storm lea 8
+	wait $j
+	[ "${R#* bad }" = 0 ] && [ "$(sg 3 churnok)" = 200 ] && [ "$(sg 3 churnfail)" = 0 ] &&
+		! grep -q "^$PA " $L && [ "$(byte "$PA" "$A_lea")" = 48 ]
+	result_r "200 register/unregister rounds while the target runs threads and forks: results intact, nothing left" $?
+}
+c_exit_race() {
+	ok=0 i=0
+	while [ $i -lt 20 ]; do
+		printf 'call lea 100\nexit\n' | $BIN serve > /dev/null &
+		p=$!
+		ctl set 4 $p "$A_lea" count; ctl reg 4
+		case $(sg 4 ret) in 0|-3|-14|-95) ;; *) ok=1; diag "pid $p: $(sg 4 ret)" ;; esac
+		wait $p
+		ctl unreg 4
+		i=$((i + 1))
+	done
+	[ "$(nlist)" = 0 ] || ok=1
+	result_r "registrations racing the target's exec and exit: 0, or an errno (before exec the pid is a shell), nothing left" $ok
+}
+c_sample() {
+	dmesg -c > /dev/null
+	insmod /lib/modules/kprobes/uprobe_example.ko pid="$PA" vaddr="$A_jcc" &&
+		ta call jcc 3 && rmmod uprobe_example
+	a=$(printf '%#x' "$A_jcc")
+	dmesg | grep -q "Hit #3 on probepoint at $a" &&
+		dmesg | grep -q "Probepoint was hit 3 times"
+	result_r "uprobe_example: one Hit line per hit, the total at unload" $?
+}
+c_empty() {
+	[ "$(nlist)" = 0 ] && rmmod kpt_uprobes
+	result_r "nothing left registered; the driver unloads" $?
+}
+
+API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
+c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
+c_signals c_errnos c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
+# c_errnos reports 12 results, the others one each
+n_api=$(($(echo $API_CASES | wc -w) + 11))
+plan $((n_api + 1))
+c_tracefs_baseline
+if [ $HAVE = 1 ]; then
+	for c in $API_CASES; do $c; done
+else
+	i=0
+	while [ $i -lt $n_api ]; do skip "per-process uprobes case $((i + 1))" "$NO_API"; i=$((i + 1)); done
+fi
+echo exit >&3
+exec 3>&- 4<&- 5>&- 6<&- 2> /dev/null
+wait

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe targets of kpt_utarget, one per way the uprobes engine handles a
+ * probed instruction.  Each is long f(long x) and its probed instruction
+ * is at the global label of its name; kpt_utarget.c knows what each must
+ * return, so a wrongly executed instruction shows in the results.
+ */
+	.text
+
+	/* lea: single-stepped out of line; returns x + 1 */
+	.globl ut_lea
+	.type ut_lea, @function
+ut_lea:
+	lea 1(%rdi), %rax
+	ret
+	.size ut_lea, . - ut_lea
+
+	/* push %rbp: emulated; returns x */
+	.globl ut_push
+	.type ut_push, @function
+ut_push:
+	push %rbp
+	mov %rdi, %rax
+	pop %rbp
+	ret
+	.size ut_push, . - ut_push
+
+	/* a RIP-relative load: stepped with its displacement fixed up;
+	   returns ut_data + x = x + 7 */
+	.globl ut_riprel
+	.type ut_riprel, @function
+ut_riprel:
+	mov ut_data(%rip), %rax
+	add %rdi, %rax
+	ret
+	.size ut_riprel, . - ut_riprel
+
+	/* call: emulated (pushes the return address); returns x + 2 */
+	.globl ut_call
+	.type ut_call, @function
+ut_call:
+	call ut_leaf
+	ret
+	.size ut_call, . - ut_call
+ut_leaf:
+	lea 2(%rdi), %rax
+	ret
+
+	/* jz: emulated; the probe is on the jcc itself;
+	   returns -1 for x == 0, x + 3 otherwise */
+	.globl ut_jcc
+	.type ut_jcc, @function
+ut_jcc:
+	test %rdi, %rdi
+	.globl ut_jcc_insn
+ut_jcc_insn:
+	jz 1f
+	lea 3(%rdi), %rax
+	ret
+1:	mov $-1, %rax
+	ret
+	.size ut_jcc, . - ut_jcc
+
+	/* returns 1, unless a handler moves ip to ut_skip_ret (and sets ax) */
+	.globl ut_skip
+	.type ut_skip, @function
+ut_skip:
+	mov $1, %eax
+	.globl ut_skip_ret
+ut_skip_ret:
+	ret
+	.size ut_skip, . - ut_skip
+
+	/* a breakpoint in the program itself: never called, never probed */
+	.globl ut_int3
+	.type ut_int3, @function
+ut_int3:
+	int3
+	ret
+	.size ut_int3, . - ut_int3
+
+	/* kpt_utarget writes an int3 here itself, as a debugger would */
+	.globl ut_poke
+	.type ut_poke, @function
+ut_poke:
+	nop
+	ret
+	.size ut_poke, . - ut_poke
+
+	.data
+	.globl ut_data
+	.align 8
+ut_data:
+	.quad 7
+
+	.section .note.GNU-stack, "", @progbits
