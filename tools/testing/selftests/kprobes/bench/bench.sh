@@ -63,7 +63,7 @@ uprobe_hits() {
 		rmmod kpt_uconsumer
 		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
-			echo "set 0 $p $a count" > $uc
+			echo "set 0 $p $a fast" > $uc
 			echo "reg 0" > $uc
 			v=$(timed)
 			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')

@@ -12,6 +12,9 @@
  * Modes (what the handler does, besides counting and recording ip, di
  * and the slot number in the order record):
  *   count          nothing more
+ *   fast           count only, non-atomically, nothing recorded: the
+ *                  benchmark's handler (one thread), the same work as
+ *                  its uprobe_consumer reference (bench/kpt_uconsumer.c)
  *   sleep          usleep_range(): handlers may block
  *   setdi V        regs->di = V
  *   setip A V      regs->ip = A, regs->ax = V: the instruction is skipped
@@ -40,10 +43,10 @@
 #define NSEQ	32
 
 enum mode { M_COUNT, M_SLEEP, M_SETDI, M_SETIP, M_SELFUNREG, M_REGOTHER,
-	    M_UNREGOTHER, M_KPROBE, M_NONE };
+	    M_UNREGOTHER, M_KPROBE, M_NONE, M_FAST };
 static const char * const mode_names[] = {
 	"count", "sleep", "setdi", "setip", "selfunreg", "regother",
-	"unregother", "kprobe", "none",
+	"unregother", "kprobe", "none", "fast",
 };
 
 struct slot {
@@ -51,6 +54,7 @@ struct slot {
 	int id, mode;
 	unsigned long arg, arg2;
 	atomic_t hits;
+	unsigned long fast_hits;
 	unsigned long last_ip, last_di;
 	int ret, hret;
 	atomic_t cb_reg, cb_unreg;
@@ -130,6 +134,11 @@ static void handler(struct uprobe *u, struct pt_regs *regs)
 	}
 }
 
+static void fast_handler(struct uprobe *u, struct pt_regs *regs)
+{
+	container_of(u, struct slot, u)->fast_hits++;
+}
+
 static void reg_callback(struct uprobe *u, int reg, int result)
 {
 	struct slot *s = container_of(u, struct slot, u);
@@ -144,6 +153,7 @@ static void reg_callback(struct uprobe *u, int reg, int result)
 static void reset(struct slot *s)
 {
 	atomic_set(&s->hits, 0);
+	s->fast_hits = 0;
 	atomic_set(&s->cb_reg, 0);
 	atomic_set(&s->cb_unreg, 0);
 	atomic_set(&kp_hits, 0);
@@ -169,7 +179,7 @@ static int cmd_set(struct slot *s, char *mode, long pid, unsigned long vaddr,
 	memset(&s->u, 0, sizeof(s->u));
 	s->u.pid = pid;
 	s->u.vaddr = vaddr;
-	s->u.handler = m == M_NONE ? NULL : handler;
+	s->u.handler = m == M_NONE ? NULL : m == M_FAST ? fast_handler : handler;
 	s->u.registration_callback = reg_callback;
 	s->mode = m;
 	s->arg = arg;
@@ -251,7 +261,7 @@ static int ctl_show(struct seq_file *m, void *v)
 		struct slot *s = &slots[i];
 
 		seq_printf(m, "%d ret=%d hits=%d ip=0x%lx di=%ld cbreg=%d cbunreg=%d cbres=%d hret=%d kp=%d kphits=%d churnok=%ld churnfail=%ld\n",
-			   i, s->ret, atomic_read(&s->hits), s->last_ip,
+			   i, s->ret, atomic_read(&s->hits) + (int)s->fast_hits, s->last_ip,
 			   (long)s->last_di, atomic_read(&s->cb_reg),
 			   atomic_read(&s->cb_unreg), s->cb_result, s->hret,
 			   s->kp_ret, atomic_read(&kp_hits), s->churn_ok,
