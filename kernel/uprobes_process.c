@@ -528,12 +528,8 @@ static void uprobes_reap(struct work_struct *work)
 		if (!READ_ONCE(proc->dead))
 			continue;
 		list_for_each_entry_safe(pp, tmp, &proc->points, node) {
-			list_for_each_entry_safe(u, utmp, &pp->probes, list) {
-				remove_probe(u, &g);
-				spin_lock(&uprobes_lock);
-				WRITE_ONCE(u->state, UPROBE_FREE);
-				spin_unlock(&uprobes_lock);
-			}
+			list_for_each_entry_safe(u, utmp, &pp->probes, list)
+				do_unregister(u, &g);
 		}
 	}
 	mutex_unlock(&uprobes_mutex);
