@@ -54,6 +54,9 @@ extmod() {
 	local dir=$KOBJ/ext/$2 cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	syncdir "$1" "$dir"
+	# a module's BTF is split against vmlinux's, and kbuild does not
+	# relink an external module when only vmlinux changed: drop stale ones
+	[ -f "$KOBJ/vmlinux" ] && find "$dir" -name '*.ko' ! -newer "$KOBJ/vmlinux" -delete
 	make -s -C "$KOBJ" M="$dir" CC="$cc" -j"$JOBS" modules >&2 ||
 		die "building modules in $1 against $IMPL failed"
 	echo "$dir"
