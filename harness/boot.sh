@@ -73,6 +73,10 @@ if [ "$mode" = test ] && grep -q '^CONFIG_KPROBES_SANITY_TEST=y' "$KOBJ/.config"
    [[ " ${KERNEL_ARGS:-} " != *" kunit.enable=0 "* ]]; then
 	args+=(--expect-kunit kprobes_test)
 fi
+if [ "$mode" = test ] && grep -q '^CONFIG_HW_BREAKPOINT_KUNIT_TEST=y' "$KOBJ/.config" &&
+   [[ " ${KERNEL_ARGS:-} " != *" kunit.enable=0 "* ]]; then
+	args+=(--expect-kunit hw_breakpoint)
+fi
 # On our kernel every case must run: a skip is accepted only where the case
 # cannot run in this boot and says so ("this boot: ...").  Stock 6.12 skips
 # what it lacks (jprobes, fault_handler) or where it is known to differ.

@@ -57,6 +57,16 @@ if [ -d "$T" ]; then
 			cp "$d"/*.ko "$root/lib/modules/kprobes/"
 		fi
 	fi
+	# the wprobes suite: the helper that takes a debug register (ptrace,
+	# perf) and, on a kernel with register_wprobe(), the driver module
+	if [ -d "$T/wprobes" ]; then
+		gcc -O2 -static -Wall -o "$root/bin/kpt_wpuser" "$T/wprobes/kpt_wpuser.c" ||
+			die "building kpt_wpuser (static) failed"
+		if grep -q "[[:space:]]register_wprobe[[:space:]]" "$KOBJ/Module.symvers"; then
+			d=$(extmod "$T/wprobes" wprobes)
+			cp "$d"/*.ko "$root/lib/modules/kprobes/"
+		fi
+	fi
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"

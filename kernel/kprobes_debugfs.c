@@ -8,7 +8,9 @@
  *             probes show their old address and no symbol.  [OPTIMIZED]
  *             means the jump is in place; opening the file first lets
  *             optimizations already queued finish (bounded), so the list
- *             shows no state that is about to change by itself
+ *             shows no state that is about to change by itself.
+ *             Watchpoint probes follow, type w (kernel/wprobes.c):
+ *             "ADDR  w  SYM+OFF  [MOD] len=N TYPE [GONE][YIELDED][DISABLED]"
  *  enabled    1/0: arm or disarm every probe at once, keeping each probe's
  *             own disabled state (write 0/1, y/n)
  *  blacklist  "START-END\tSYMBOL" for each blacklisted range (perf reads it)
@@ -17,6 +19,7 @@
  * consistent set of sites.
  */
 #include <linux/kprobes.h>
+#include <linux/wprobes.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/kallsyms.h>
@@ -63,10 +66,13 @@ static int list_show(struct seq_file *m, void *v)
 	struct kprobe_site *s;
 	struct kprobe *p;
 
-	guard(mutex)(&kprobe_mutex);
-	list_for_each_entry(s, &kprobe_sites, all)
-		list_for_each_entry(p, &s->probes, list)
-			report_probe(m, p);
+	scoped_guard(mutex, &kprobe_mutex) {
+		list_for_each_entry(s, &kprobe_sites, all)
+			list_for_each_entry(p, &s->probes, list)
+				report_probe(m, p);
+	}
+	/* then the watchpoint probes, under their own lock */
+	wprobes_list_show(m);
 	return 0;
 }
 

@@ -580,6 +580,18 @@ static nokprobe_inline struct kprobe_frame *kprobe_frame_top(struct kprobe_ctlbl
 	return kcb->depth ? &kcb->frame[kcb->depth - 1] : NULL;
 }
 
+/*
+ * Is a probe handler running on this CPU (as opposed to no hit, or a hit
+ * only single-stepping its instruction)?  Other kinds of probe (wprobes)
+ * count a hit as missed then, as a nested kprobe hit is.
+ */
+static nokprobe_inline bool kprobe_handler_running(void)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+
+	return f && f->status != KPROBE_HIT_SS && f->status != KPROBE_REENTER;
+}
+
 static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
 {
 	struct kprobe *kp;
