@@ -21,7 +21,11 @@ wlist() { grep '  w  ' $L; }
 nw() { wlist | wc -l; }
 
 result_r() {
-	[ "$2" -eq 0 ] || { grep -v "hits=0 .*state=free" $C | sed 's/^/# /'; wlist | sed 's/^/# list: /'; }
+	[ "$2" -eq 0 ] || {
+		grep -v "hits=0 .*state=free" $C | sed 's/^/# /'
+		wlist | sed 's/^/# list: /'
+		[ -n "$EVDIAG" ] && { cat $T/wprobe_events $T/wprobe_profile $T/error_log; grep -v '^#' $T/trace | head -5; } | sed 's/^/# ev: /'
+	}
 	result "$1" "$2"
 }
 
@@ -213,15 +217,117 @@ c_unreg_hammer() {
 	[ "$h1" -gt 0 ] && [ "$h1" = "$h2" ] && [ "$n2" -gt "$n1" ] && [ "$(nw)" = 0 ]
 	result_r "unregister while cpu1 keeps storing: hits stop at once ($h1), the stores go on, nothing left" $?
 }
+
+# --- tracefs "w:" events -----------------------------------------------------
+WE=$T/wprobe_events
+DE=$T/dynamic_events
+EV=$T/events/wprobes
+trace_lines() { grep -c "$1" $T/trace; }
+# wait_gone PATTERN: a deleted event's wprobe goes by a worker (up to 5 s)
+wait_gone() {
+	i=0
+	while wlist | grep -q "$1" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	! wlist | grep -q "$1"
+}
+EVDIAG=
+c_ev_write() {
+	EVDIAG=1
+	echo > $T/trace
+	echo 'w:wp1 w@kpt_wp_var:4 $value di=%di:u32 c=$comm' > $WE &&
+		echo 1 > $EV/wp1/enable
+	ok=$?
+	ctl store 5 7
+	echo 0 > $EV/wp1/enable
+	n=$(trace_lines "wp1: (kpt_wp_store+0x")
+	[ $ok = 0 ] && [ "$n" = 5 ] && [ "$(trace_lines 'value=7 di=7 c="sh"')" = 5 ] &&
+		wlist | grep -q "  w  kpt_wp_var+0x0  kpt_wprobes len=4 w $" &&
+		grep -q '^w:wprobes/wp1 w@kpt_wp_var:4 $value di=%di:u32 c=$comm$' $WE
+	result_r "w: event: 5 stores 5 records at kpt_wp_store+.., \$value the new value, a register, $comm" $?
+}
+c_ev_profile() {
+	ctl store 3 1
+	p1=$(awk '$1 == "wp1" {print $2}' $T/wprobe_profile)
+	echo 1 > $EV/wp1/enable; ctl store 4 1; echo 0 > $EV/wp1/enable
+	p2=$(awk '$1 == "wp1" {print $2 " " $3 " " $4}' $T/wprobe_profile)
+	[ "$p1" = 5 ] && [ "$p2" = "9 0 0" ]
+	result_r "wprobe_profile: hits only while enabled (5, then 9), 0 missed, 0 yielded" $?
+}
+c_ev_filter() {
+	echo > $T/trace
+	echo 'value == 3' > $EV/wp1/filter && echo 1 > $EV/wp1/enable
+	ok=$?
+	ctl store 4 2; ctl store 6 3
+	echo 0 > $EV/wp1/enable; echo 0 > $EV/wp1/filter
+	[ $ok = 0 ] && [ "$(trace_lines 'wp1:')" = 6 ] && [ "$(trace_lines 'value=2')" = 0 ]
+	result_r "filter 'value == 3': 6 of 10 stores recorded" $?
+}
+c_ev_trigger() {
+	echo > $T/trace
+	echo 'stacktrace' > $EV/wp1/trigger && echo 1 > $EV/wp1/enable
+	ok=$?
+	ctl store 1 4
+	echo 0 > $EV/wp1/enable; echo '!stacktrace' > $EV/wp1/trigger
+	[ $ok = 0 ] && grep -q "<stack trace>" $T/trace && grep -q "=> kpt_wp_store" $T/trace
+	result_r "trigger stacktrace: the stack of the store (kpt_wp_store) is recorded" $?
+}
+c_ev_dynevent() {
+	echo > $T/trace
+	echo 'w:mygrp/wx x@kpt_wp_xfn' >> $DE && echo 'w w@kpt_wp_more+8' >> $DE &&
+		echo 1 > $T/events/mygrp/wx/enable && echo 1 > $EV/w_kpt_wp_more_8/enable
+	ok=$?
+	ctl xfn 3; ctl storeall 2 5
+	echo 0 > $T/events/mygrp/wx/enable; echo 0 > $EV/w_kpt_wp_more_8/enable
+	[ $ok = 0 ] && [ "$(trace_lines 'wx: (kpt_wp_xfn+0x0')" = 3 ] &&
+		[ "$(trace_lines 'w_kpt_wp_more_8: ')" = 2 ] &&
+		grep -q '^w:mygrp/wx x@kpt_wp_xfn$' $DE &&
+		wlist | grep -q "kpt_wp_more+0x8  kpt_wprobes len=8 w $"
+	result_r "dynamic_events: an x event (ip at the instruction) and a default-named w event (len 8)" $?
+}
+c_ev_busy_delete() {
+	echo 1 > $EV/wp1/enable
+	echo '-:wprobes/wp1' >> $WE 2> /dev/null; busy=$?
+	echo 0 > $EV/wp1/enable
+	echo '-:wprobes/wp1' >> $WE && echo '-:mygrp/wx' >> $DE && echo '-:wprobes/w_kpt_wp_more_8' >> $DE
+	ok=$?
+	[ $busy != 0 ] && [ $ok = 0 ] && [ ! -d $EV/wp1 ] && wait_gone kpt_wp && [ -z "$(cat $WE)" ]
+	result_r "an enabled event cannot go; disabled, -: deletes it and frees its register" $?
+}
+# ev_err WHAT DEFINITION MESSAGE: a refused definition, logged, nothing added
+ev_err() {
+	before=$(wlist)
+	echo > $T/error_log
+	echo "$2" >> $WE 2> /dev/null && { result_r "$1: refused" 1; return; }
+	grep -q "$3" $T/error_log && [ -z "$(cat $WE)" ] && [ "$(wlist)" = "$before" ]
+	result_r "$1: refused, error_log says '$3', nothing added" $?
+}
+c_ev_errors() {
+	ev_err "type q" 'w:e1 q@kpt_wp_var' "Watch type must be"
+	ev_err "no type" 'w:e1 kpt_wp_var' "Watch type must be"
+	ev_err "read-only (x86)" 'w:e1 r@kpt_wp_var:4' "Watch type must be"
+	ev_err "length 3" 'w:e1 w@kpt_wp_var:3' "Watch length must be"
+	ev_err "a length for x" 'w:e1 x@kpt_wp_xfn:8' "Watch length must be"
+	ev_err "misaligned" 'w:e1 w@kpt_wp_var+2:4' "This address cannot be watched"
+	ev_err "a user address" 'w:e1 w@0x10000:4' "This address cannot be watched"
+	ev_err "unknown symbol" 'w:e1 w@kpt_wp_nosuch:4' "Invalid probed address or symbol"
+	ev_err "\$value on x" 'w:e1 x@kpt_wp_xfn $value' 'Invalid \$-variable'
+	ev_err "bad fetch-arg" 'w:e1 w@kpt_wp_var:4 +0(%nosuchreg)' "Invalid register name"
+	ctl set 0 kpt_wp_var 4 w
+	ctl set 1 kpt_wp_more 8 w; ctl set 2 kpt_wp_more+8 8 w; ctl set 3 kpt_wp_more+16 8 w
+	ctl regn 0 4
+	ev_err "a fifth register" 'w:e1 w@kpt_wp_var:4' "No debug register is free"
+	ctl unregn 0 4
+}
 c_empty() {
 	[ "$(nw)" = 0 ] && rmmod kpt_wprobes
 	result_r "nothing left registered; the driver unloads" $?
 }
 
 CASES="c_write c_list c_adjacent c_rw c_exec c_cpus c_disable c_missed c_hotplug
-c_errnos c_full c_yield_ptrace c_yield_perf c_yield_disabled c_unreg_hammer c_empty"
-# c_errnos reports 13 results, each yield case 2
-n=$(($(echo $CASES | wc -w) + 12 + 1 + 1 + 1))
+c_errnos c_full c_yield_ptrace c_yield_perf c_yield_disabled c_unreg_hammer
+c_ev_write c_ev_profile c_ev_filter c_ev_trigger c_ev_dynevent c_ev_busy_delete
+c_ev_errors c_empty"
+# c_errnos reports 13 results, each yield case 2, c_ev_errors 11
+n=$(($(echo $CASES | wc -w) + 12 + 1 + 1 + 1 + 10))
 plan $n
 if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	for c in $CASES; do $c; done
