@@ -98,10 +98,6 @@ static struct trace_wprobe *to_trace_wprobe(struct dyn_event *ev)
 	return container_of(ev, struct trace_wprobe, devent);
 }
 
-#define for_each_trace_wprobe(pos, dpos)	\
-	for_each_dyn_event(dpos)		\
-		if (is_trace_wprobe(dpos) && (pos = to_trace_wprobe(dpos)))
-
 static bool trace_wprobe_is_busy(struct dyn_event *ev)
 {
 	return trace_probe_is_enabled(&to_trace_wprobe(ev)->tp);
@@ -167,6 +163,7 @@ retry:
 
 	return process_fetch_insn_bottom(code, val, dest, base);
 }
+
 NOKPROBE_SYMBOL(process_fetch_insn)
 
 static nokprobe_inline void
@@ -190,7 +187,8 @@ __wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs,
 		return;
 
 	fbuffer.regs = regs;
-	entry = fbuffer.entry = ring_buffer_event_data(fbuffer.event);
+	entry = ring_buffer_event_data(fbuffer.event);
+	fbuffer.entry = entry;
 	entry->ip = instruction_pointer(regs);
 	store_trace_args(&entry[1], &tw->tp, regs, NULL, sizeof(*entry), dsize);
 	trace_event_buffer_commit(&fbuffer);
@@ -203,6 +201,7 @@ static void wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs)
 	trace_probe_for_each_link_rcu(link, &tw->tp)
 		__wprobe_trace_func(tw, regs, link->file);
 }
+
 NOKPROBE_SYMBOL(wprobe_trace_func);
 
 #ifdef CONFIG_PERF_EVENTS
@@ -233,6 +232,7 @@ static void wprobe_perf_func(struct trace_wprobe *tw, struct pt_regs *regs)
 	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, regs,
 			      head, NULL);
 }
+
 NOKPROBE_SYMBOL(wprobe_perf_func);
 #endif
 
@@ -252,6 +252,7 @@ static void trace_wprobe_hit(struct wprobe *wp, struct pt_regs *regs)
 		wprobe_perf_func(tw, regs);
 #endif
 }
+
 NOKPROBE_SYMBOL(trace_wprobe_hit);
 
 /* ---- the event ----------------------------------------------------------- */
@@ -262,11 +263,12 @@ print_wprobe_event(struct trace_iterator *iter, int flags,
 {
 	struct kprobe_trace_entry_head *field;
 	struct trace_seq *s = &iter->seq;
+	struct trace_event_call *call;
 	struct trace_probe *tp;
 
 	field = (struct kprobe_trace_entry_head *)iter->ent;
-	tp = trace_probe_primary_from_call(container_of(event,
-					   struct trace_event_call, event));
+	call = container_of(event, struct trace_event_call, event);
+	tp = trace_probe_primary_from_call(call);
 	if (WARN_ON_ONCE(!tp))
 		goto out;
 
@@ -401,10 +403,14 @@ static struct trace_wprobe *find_trace_wprobe(const char *event,
 	struct trace_wprobe *tw;
 	struct dyn_event *pos;
 
-	for_each_trace_wprobe(tw, pos)
+	for_each_dyn_event(pos) {
+		if (!is_trace_wprobe(pos))
+			continue;
+		tw = to_trace_wprobe(pos);
 		if (!strcmp(trace_probe_name(&tw->tp), event) &&
 		    !strcmp(trace_probe_group_name(&tw->tp), group))
 			return tw;
+	}
 	return NULL;
 }
 
@@ -827,6 +833,7 @@ static __init int init_wprobe_trace_early(void)
 		return -ENOMEM;
 	return dyn_event_register(&trace_wprobe_ops);
 }
+
 core_initcall(init_wprobe_trace_early);
 
 static __init int init_wprobe_trace(void)
@@ -839,4 +846,5 @@ static __init int init_wprobe_trace(void)
 			  &wprobe_profile_ops);
 	return 0;
 }
+
 fs_initcall(init_wprobe_trace);
