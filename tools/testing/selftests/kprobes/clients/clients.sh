@@ -6,7 +6,7 @@
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
 . /harness/ktap.sh
-plan 17
+plan 20
 
 N=200
 export PATH=$PATH:/usr/bin:/usr/sbin
@@ -158,6 +158,47 @@ else
 	for w in "perf probe -x beside a seed probe" "bpftrace uprobe beside a seed probe" \
 		"perf after the seed probe left"; do
 		skip "$w" "stock 6.12 has no register_uprobe()"
+	done
+fi
+
+# --- watchpoint probes: a w: event under perf, and perf's mem: yielding ------
+# kpt_wprobes.ko's "store N V" makes N 32-bit stores to kpt_wp_var from the
+# writing task (wprobes/kpt_wprobes_targets.S).
+WC=/sys/kernel/debug/kpt_wprobes/ctl
+if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
+	echo 'w:wpc w@kpt_wp_var:4 $value' >> $T/wprobe_events
+	perf stat -a -x, -e wprobes:wpc -- sh -c "echo 'store 200 9' > $WC" > $OUT 2>&1
+	c=$(awk -F, '$3 == "wprobes:wpc" { print $1 }' $OUT)
+	perf record -q -a -e wprobes:wpc -o /tmp/perf.data -- sh -c "echo 'store 50 7' > $WC" > /dev/null 2>&1
+	perf script -i /tmp/perf.data > $OUT 2>&1
+	# the ip perf shows raw: the instruction after the store
+	sa=$(sed -n '1s/.* store_after=0x\([0-9a-f]*\).*/\1/p' $WC)
+	r=$(grep -c "wprobes:wpc: ($sa) value=7$" $OUT)
+	diag "perf stat counted ${c:-none}; perf script shows ${r:-none} samples of 50"
+	[ "$c" = 200 ]; result "perf stat -a -e wprobes:wpc: all 200 stores counted" $?
+	[ "$r" = 50 ] || head -5 $OUT | sed 's/^/# perf script: /'
+	[ "$r" = 50 ]; result "perf record -e wprobes:wpc: 50 samples, each at the instruction after the store, value=7" $?
+
+	# three wprobes and the w: event hold all four debug registers
+	echo "set 1 kpt_wp_more 8 w" > $WC; echo "set 2 kpt_wp_more+8 8 w" > $WC
+	echo "set 3 kpt_wp_more+16 8 w" > $WC; echo "regn 1 3" > $WC
+	# perf watches the newest wprobe's word (TCG reports one register
+	# per access, so not a word another register watches)
+	var=$(sed -n '1s/.* var=\(0x[0-9a-f]*\).*/\1/p' $WC)
+	var=$(printf '0x%x' $((var + 24)))
+	perf stat -x, -e "mem:$var/8:w" -- sh -c "echo 'storeall 30 1' > $WC" > $OUT 2>&1
+	c=$(awk -F, '$3 ~ /^mem:/ { print $1 }' $OUT)
+	y=$(grep "^3 " $WC | tr ' ' '\n' | sed -n 's/^yielded=//p')
+	ye=$(awk '$1 == "wpc" { print $4 }' $T/wprobe_profile)
+	sed 's/^/# perf stat: /' $OUT
+	diag "perf stat mem: counted ${c:-none}; the newest wprobe yielded ${y:-none} time(s), the w: event ${ye:-none}"
+	echo "unregn 1 3" > $WC
+	echo '-:wprobes/wpc' >> $T/wprobe_events
+	[ "$c" = 30 ] && [ "$y" = 1 ] && [ "$ye" = 0 ] && rmmod kpt_wprobes
+	result "perf stat -e mem: with every debug register held by wprobes: the newest yields, perf counts all 30" $?
+else
+	for w in "perf stat on a w: event" "perf record on a w: event" "perf mem: beside wprobes"; do
+		skip "$w" "stock 6.12 has no wprobes"
 	done
 fi
 
