@@ -35,6 +35,25 @@ if echo 'p:demo/open do_sys_openat2 dfd=%di' > $T/kprobe_events 2>/dev/null; the
 	echo > $T/trace
 fi
 
+step "a watchpoint probe: who writes jiffies? (wprobe_example)"
+if [ -e $M/wprobe_example.ko ]; then
+	dmesg -c > /dev/null
+	insmod $M/wprobe_example.ko report=3
+	grep '  w  ' /sys/kernel/debug/kprobes/list
+	sleep 0.2
+	rmmod wprobe_example
+	dmesg -c | grep wprobe_example
+	step "a watchpoint event through tracefs (wprobe_events)"
+	echo 'w:demo/kptr w@kptr_restrict $value' > $T/wprobe_events
+	echo 1 > $T/events/demo/kptr/enable
+	old=$(cat /proc/sys/kernel/kptr_restrict)
+	echo 1 > /proc/sys/kernel/kptr_restrict; echo "$old" > /proc/sys/kernel/kptr_restrict
+	echo 0 > $T/events/demo/kptr/enable
+	grep 'kptr:' $T/trace
+	echo '-:demo/kptr' >> $T/wprobe_events
+	echo > $T/trace
+fi
+
 step "unload"
 for m in jprobe_example kretprobe_example kprobe_example; do
 	grep -q "^$m " /proc/modules && rmmod $m && echo "rmmod $m"

@@ -3,7 +3,7 @@
 # The kprobes samples (samples/kprobes, built with the kernel) load, fire
 # on real kernel work, print what their handlers saw, and unload cleanly.
 . /harness/ktap.sh
-plan 12
+plan 15
 
 # kprobe_example: pre/post handlers on kernel_clone (every fork)
 dmesg -c > /dev/null
@@ -38,8 +38,7 @@ if ! grep -q ' register_jprobe$' /proc/kallsyms; then
 		 "jprobe_example unloads with 0 missed"; do
 		skip "$c" "this kernel has no jprobes (stock 6.12)"
 	done
-	exit 0
-fi
+else
 dmesg -c > /dev/null
 check "jprobe_example loads" insmod $M/jprobe_example.ko
 grep -q '^[0-9a-f]*  *j  *kernel_clone+0x[0-9a-f]*' $D/list
@@ -50,3 +49,32 @@ result "jprobe_example handler saw kernel_clone's arguments" $?
 rmmod jprobe_example
 dmesg | grep -q "jprobe at [0-9a-fx]* unregistered, missed 0"
 result "jprobe_example unloads with 0 missed" $?
+fi
+
+# wprobe_example: a watchpoint on kptr_restrict names the function that
+# writes it (a sysctl write: do_proc_dointvec_minmax_conv())
+if ! grep -q ' register_wprobe$' /proc/kallsyms; then
+	for c in "wprobe_example loads, listed with type w" \
+		 "wprobe_example names the writer of kptr_restrict" \
+		 "wprobe_example unloads with its totals"; do
+		skip "$c" "this kernel has no wprobes (stock 6.12)"
+	done
+	exit 0
+fi
+K=/proc/sys/kernel/kptr_restrict
+old=$(cat $K)
+dmesg -c > /dev/null
+insmod $M/wprobe_example.ko symbol=kptr_restrict &&
+	grep -q '  w  kptr_restrict+0x0  *len=4 w $' $D/list
+st=$?
+[ $st = 0 ] || grep '  w  ' $D/list | sed 's/^/# /'
+result "wprobe_example loads, listed with type w" $st
+echo 1 > $K; echo "$old" > $K
+dmesg | grep -q "<kptr_restrict> written by do_proc_dointvec_minmax_conv+0x[0-9a-f]*/0x[0-9a-f]*, now 0x1 (write #1)" &&
+	dmesg | grep -q "now 0x$old (write #2)"
+st=$?
+[ $st = 0 ] || dmesg | grep wprobe_example | sed 's/^/# /'
+result "wprobe_example names the writer of kptr_restrict" $st
+rmmod wprobe_example
+dmesg | grep -q "kptr_restrict: 2 writes seen, 0 missed, the register yielded 0 times"
+result "wprobe_example unloads with its totals" $?
