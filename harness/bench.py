@@ -27,6 +27,9 @@ ROWS = [
     ('hit.kprobe_kretprobe', 'kprobe + kretprobe, one function', 'per call'),
     ('hit.jprobe', 'jprobe hit', 'per hit'),
     ('hit.kprobe_2cpu', 'kprobe hit, 2 CPUs at once', 'per hit'),
+    ('hit.hwbp_w', 'wide hw_breakpoint hit, write (perf, no probe layer)', 'per hit'),
+    ('hit.wprobe_w', 'wprobe hit, write', 'per hit'),
+    ('hit.wprobe_x', 'wprobe hit, execute (the kprobe rows\' function)', 'per hit'),
 ]
 for insn, how in (('lea', 'stepped'), ('push', 'emulated')):
     for api, label in (('tracefs', 'tracefs uprobe event'),

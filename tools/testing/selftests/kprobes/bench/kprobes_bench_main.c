@@ -33,6 +33,10 @@
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/uaccess.h>
+#include <linux/hw_breakpoint.h>
+#ifdef CONFIG_WPROBES
+#include <linux/wprobes.h>
+#endif
 
 #include "kprobes_bench_targets.h"
 
@@ -67,6 +71,17 @@ static long (*volatile call_mov)(long) = kpb_mov;
 static long (*volatile call_long)(long) = kpb_long;
 static long (*volatile call_c)(long) = kpb_c;
 
+/* A store to a watched word: the data watchpoints' target. */
+static u64 kpb_wvar;
+
+static noinline long kpb_store(long x)
+{
+	WRITE_ONCE(kpb_wvar, x);
+	return x;
+}
+
+static long (*volatile call_store)(long) = kpb_store;
+
 static atomic_long_t hits;
 
 static int pre_count(struct kprobe *p, struct pt_regs *regs)
@@ -85,6 +100,19 @@ static int ret_count(struct kretprobe_instance *ri, struct pt_regs *regs)
 	atomic_long_inc(&hits);
 	return 0;
 }
+
+static void wide_bp_count(struct perf_event *bp, struct perf_sample_data *data,
+			  struct pt_regs *regs)
+{
+	atomic_long_inc(&hits);
+}
+
+#ifdef CONFIG_WPROBES
+static void wp_count(struct wprobe *wp, struct pt_regs *regs)
+{
+	atomic_long_inc(&hits);
+}
+#endif
 
 static u64 run_loop(long (*fn)(long), int count)
 {
@@ -181,6 +209,57 @@ static u64 pair_ns(long (*fn)(long))
 	return max(a[0].ns, a[1].ns);
 }
 
+/*
+ * Debug-register hits: the kernel's wide hw_breakpoint (both kernels: what
+ * any watchpoint costs below the probe layer), and, where the kernel has
+ * them, wprobes: a write watchpoint, and an execute one on kpb_short (the
+ * kprobe rows' function).
+ */
+static void hit_watchpoints(u64 base_short)
+{
+	u64 base_store = loop_ns(call_store), t;
+	struct perf_event * __percpu *wbp;
+	struct perf_event_attr attr;
+
+	pr_info("hit base_store %llu\n", div_u64(base_store, loops));
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)&kpb_wvar;
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.bp_type = HW_BREAKPOINT_W;
+	wbp = register_wide_hw_breakpoint(&attr, wide_bp_count, NULL);
+	if (!IS_ERR((void __force *)wbp)) {
+		atomic_long_set(&hits, 0);
+		t = loop_ns(call_store);
+		unregister_wide_hw_breakpoint(wbp);
+		report_hit("hwbp_w", t, base_store, 3L * loops);
+	}
+#ifdef CONFIG_WPROBES
+	{
+		struct wprobe wp = {
+			.addr = &kpb_wvar, .len = 8, .type = WPROBE_W,
+			.handler = wp_count,
+		};
+
+		if (!register_wprobe(&wp)) {
+			atomic_long_set(&hits, 0);
+			t = loop_ns(call_store);
+			unregister_wprobe(&wp);
+			report_hit("wprobe_w", t, base_store, 3L * loops);
+		}
+		memset(&wp, 0, sizeof(wp));
+		wp.addr = kpb_short;
+		wp.type = WPROBE_X;
+		wp.handler = wp_count;
+		if (!register_wprobe(&wp)) {
+			atomic_long_set(&hits, 0);
+			t = loop_ns(call_short);
+			unregister_wprobe(&wp);
+			report_hit("wprobe_x", t, base_short, 3L * loops);
+		}
+	}
+#endif
+}
+
 static void phase_hit(void)
 {
 	u64 base_short = loop_ns(call_short), base_long = loop_ns(call_long);
@@ -270,6 +349,8 @@ static void phase_hit(void)
 		}
 		unregister_kretprobe(&rp);
 	}
+
+	hit_watchpoints(base_short);
 
 	/* two CPUs on one probe (the booster's case) */
 	if (num_online_cpus() >= 2) {
