@@ -317,6 +317,17 @@ c_ev_errors() {
 	ev_err "a fifth register" 'w:e1 w@kpt_wp_var:4' "No debug register is free"
 	ctl unregn 0 4
 }
+c_gone() {
+	insmod $M/kpt_target_mod.ko
+	ctl set 4 kpt_target_mod:result 4 w; ctl reg 4
+	echo 5 > /sys/module/kpt_target_mod/parameters/call
+	h=$(sg 4 hits) v=$(sg 4 val)
+	rmmod kpt_target_mod
+	wlist | grep -q "  w  [0-9a-f]* len=4 w \[GONE\]$"; g=$?
+	ctl unreg 4
+	[ "$(sg 4 ret)" = 0 ] && [ "$h" = 1 ] && [ "$v" = 16 ] && [ $g = 0 ] && [ "$(nw)" = 0 ]
+	result_r "a watched module variable: its write hits; the module unloaded, the wprobe is [GONE]; unregister clears it" $?
+}
 c_empty() {
 	[ "$(nw)" = 0 ] && rmmod kpt_wprobes
 	result_r "nothing left registered; the driver unloads" $?
@@ -325,7 +336,7 @@ c_empty() {
 CASES="c_write c_list c_adjacent c_rw c_exec c_cpus c_disable c_missed c_hotplug
 c_errnos c_full c_yield_ptrace c_yield_perf c_yield_disabled c_unreg_hammer
 c_ev_write c_ev_profile c_ev_filter c_ev_trigger c_ev_dynevent c_ev_busy_delete
-c_ev_errors c_empty"
+c_ev_errors c_gone c_empty"
 # c_errnos reports 13 results, each yield case 2, c_ev_errors 11
 n=$(($(echo $CASES | wc -w) + 12 + 1 + 1 + 1 + 10))
 plan $n
