@@ -52,6 +52,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/slab.h>

@@ -19,6 +19,7 @@
  * consistent set of sites.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/wprobes.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>

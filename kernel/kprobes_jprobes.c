@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/export.h>
 #include <linux/slab.h>
 

@@ -29,6 +29,7 @@
  * it, and is reused if the site qualifies again.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate_wait.h>

@@ -22,6 +22,7 @@
  *    samples taken in a slot.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/execmem.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>

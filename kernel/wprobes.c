@@ -54,6 +54,7 @@
 
 #include <linux/wprobes.h>
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <linux/kallsyms.h>

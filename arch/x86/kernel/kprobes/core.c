@@ -50,6 +50,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>

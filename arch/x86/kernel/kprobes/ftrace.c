@@ -30,6 +30,7 @@
  * and clears its records.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 #include <linux/workqueue.h>

@@ -34,6 +34,7 @@
  * view from before the hit) and told the function's state on the way back.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/export.h>
 #include <linux/irqflags.h>
 #include <linux/kasan.h>

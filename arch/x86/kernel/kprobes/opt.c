@@ -42,6 +42,7 @@
  * detour until it is done.
  */
 #include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
 #include <linux/kallsyms.h>
 #include <linux/extable.h>
 #include <linux/memory.h>

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _LINUX_KPROBES_CORE_H
+#define _LINUX_KPROBES_CORE_H
+/*
+ * Kprobes' internals: the interface between the arch-neutral core
+ * (kernel/kprobes*.c) and an arch backend written for it (x86:
+ * arch/x86/kernel/kprobes/).  Probe sites (the aggregate probe), the
+ * hash table, the per-CPU stack of hit frames and the hit path's inline
+ * helpers live here, apart from <linux/kprobes.h>, which is the API that
+ * probe modules and the rest of the kernel use.  Not for probe modules.
+ */
+#include <linux/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+/*
+ * ---- Internal: the interface between the core (kernel/kprobes*.c) and
+ * the arch backend.  Not for probe modules. ----
+ *
+ * A probe site is the aggregate probe of an address: every kprobe
+ * registered at that address hangs on its probes list (registration
+ * order), and the site owns what is per-address: the saved original
+ * instruction, its slot, and whether the int3 (or ftrace hook) is in.
+ */
+#define KPROBE_SITE_ARMED	0x01	/* int3 written / ftrace filter set */
+#define KPROBE_SITE_FTRACE	0x02	/* an fentry site: reached via ftrace */
+#define KPROBE_SITE_GONE	0x04	/* its code went away */
+#define KPROBE_SITE_UNHASHED	0x08	/* no longer found by address */
+#define KPROBE_SITE_ON_ENTRY	0x10	/* a function's entry */
+
+/* jump optimization of an int3 site (kernel/kprobes_opt.c) */
+enum {
+	KPROBE_OPT_NONE,	/* a plain int3 */
+	KPROBE_OPT_QUEUED,	/* waiting for the optimizer */
+	KPROBE_OPT_READY,	/* detour built: int3 hits leave through it */
+	KPROBE_OPT_DONE,	/* the jump to the detour is in place */
+};
+
+struct kprobe_site {
+	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
+	unsigned long addr;
+	/*
+	 * The hit paths' shortcut: the site's one probe when a hit has
+	 * nothing to run but its pre_handler (enabled, no post_handler,
+	 * not a jprobe, alone at the address, site armed); else NULL and
+	 * hits walk probes.  Written by site_sync() under kprobe_mutex.
+	 */
+	struct kprobe *solo;
+	struct list_head probes;	/* struct kprobe.list (RCU) */
+	struct list_head all;		/* kprobe_sites; kprobe_mutex */
+	struct list_head free_list;	/* a batch's to_free */
+	struct list_head ftrace_node;	/* a batch's ftrace filter changes */
+	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
+	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
+	bool ftrace_dual;		/* ftrace: moving, hooked on both ops */
+	u8 opt_state;			/* KPROBE_OPT_* (kernel/kprobes_opt.c) */
+	struct list_head opt_node;	/* the optimizer's queue */
+	bool has_post;			/* a probe has a post_handler: no boost */
+	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
+	struct arch_specific_insn ainsn;
+};
+
+extern struct mutex kprobe_mutex;
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
+extern struct list_head kprobe_sites;
+extern struct list_head kprobe_blacklist;
+extern struct kprobe kprobe_busy;
+extern bool kprobes_all_disarmed;
+
+/*
+ * Per-CPU hit state is a small stack of frames: a hit pushes one, and a
+ * nested hit (a handler hitting a probe, an NMI during a single-step)
+ * pushes another above it.  current_kprobe mirrors the top frame's kp.
+ */
+/* f is the top frame: it now stands for kp (current_kprobe follows) */
+static nokprobe_inline void kprobe_frame_set_kp(struct kprobe_frame *f,
+						struct kprobe *kp)
+{
+	f->kp = kp;
+	__this_cpu_write(current_kprobe, kp);
+}
+
+static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlblk *kcb,
+							      struct kprobe_site *s,
+							      struct kprobe *kp,
+							      unsigned int status)
+{
+	struct kprobe_frame *f;
+
+	/* levels: task, irq, NMI, #MC; a fifth is a kprobes bug */
+	if (unlikely(kcb->depth >= KPROBE_NEST_MAX))
+		panic("kprobes: hits nested deeper than %d\n", KPROBE_NEST_MAX);
+	f = &kcb->frame[kcb->depth++];
+	f->site = s;
+	f->status = status;
+	kprobe_frame_set_kp(f, kp);
+	return f;
+}
+
+static nokprobe_inline struct kprobe_frame *kprobe_frame_top(struct kprobe_ctlblk *kcb)
+{
+	return kcb->depth ? &kcb->frame[kcb->depth - 1] : NULL;
+}
+
+/*
+ * Is a probe handler running on this CPU (as opposed to no hit, or a hit
+ * only single-stepping its instruction)?  Other kinds of probe (wprobes)
+ * count a hit as missed then, as a nested kprobe hit is.
+ */
+static nokprobe_inline bool kprobe_handler_running(void)
+{
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+
+	return f && f->status != KPROBE_HIT_SS && f->status != KPROBE_REENTER;
+}
+
+static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
+{
+	struct kprobe *kp;
+
+	kcb->depth--;
+	/* not a ?: inside the percpu macro, which would not parenthesise it */
+	kp = kcb->depth ? kcb->frame[kcb->depth - 1].kp : NULL;
+	__this_cpu_write(current_kprobe, kp);
+}
+
+/*
+ * The fast paths' frame: with no hit under way on this CPU (kcb->depth
+ * 0), a hit's frame is the first, and pushing and popping it needs no
+ * arithmetic.  s is NULL for a handler that runs outside a probe site
+ * (the kretprobe trampoline's).
+ */
+static nokprobe_inline void kprobe_solo_begin(struct kprobe_ctlblk *kcb,
+					      struct kprobe_site *s,
+					      struct kprobe *kp)
+{
+	struct kprobe_frame *f = &kcb->frame[0];
+
+	kcb->depth = 1;
+	f->site = s;
+	f->status = KPROBE_HIT_ACTIVE;
+	kprobe_frame_set_kp(f, kp);
+}
+
+static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
+{
+	kcb->depth = 0;
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+/* s's solo probe if a hit may take the shortcut: no hit under way here */
+static nokprobe_inline struct kprobe *kprobe_solo_now(struct kprobe_site *s,
+						      struct kprobe_ctlblk *kcb)
+{
+	struct kprobe *kp = READ_ONCE(s->solo);
+
+	/* solo first: a site without one then costs no depth test */
+	return kp && !kcb->depth ? kp : NULL;
+}
+
+/*
+ * A fast path's hit (struct kprobe_site.solo): no hit is under way on this
+ * CPU, and kp's pre_handler is all it runs.  Returns what it returned.
+ */
+static nokprobe_inline int kprobe_solo_pre(struct kprobe_ctlblk *kcb,
+					   struct kprobe_site *s,
+					   struct kprobe *kp,
+					   struct pt_regs *regs)
+{
+	int ret;
+
+	kprobe_solo_begin(kcb, s, kp);
+	ret = kp->pre_handler(kp, regs);
+	kprobe_solo_done(kcb);
+	return ret;
+}
+
+/*
+ * The hit path's helpers, inline: a hit is a few hundred instructions,
+ * and calls into kprobes.c were a visible part of them.
+ */
+#define KPROBE_HASH_BITS 12
+extern struct hlist_head kprobe_table[1 << KPROBE_HASH_BITS];
+
+static nokprobe_inline struct hlist_head *kprobe_bucket(unsigned long addr)
+{
+	return &kprobe_table[hash_ptr((void *)addr, KPROBE_HASH_BITS)];
+}
+
+/* the live site at addr, or NULL; under RCU or preemption off, or kprobe_mutex */
+static nokprobe_inline struct kprobe_site *__kprobe_site_lookup(unsigned long addr)
+{
+	struct kprobe_site *s;
+
+	hlist_for_each_entry_rcu(s, kprobe_bucket(addr), hash,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (s->addr == addr)
+			return s;
+	}
+	return NULL;
+}
+
+struct kprobe_site *kprobe_site_lookup(unsigned long addr);
+
+/*
+ * The probe that stands for a site while no handler runs (during the
+ * single-step): what kprobe_running() returns then.  NULL if the site has
+ * no probe left.
+ */
+static nokprobe_inline struct kprobe *kprobe_site_first(struct kprobe_site *s)
+{
+	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
+}
+
+/*
+ * Start a hit on site s on a path that never runs inside another hit's
+ * single-step (ftrace's callback, an optimized probe's detour), interrupts
+ * off: the frame for the site's handlers, or NULL if the site has no
+ * probe left or a handler already runs on this CPU (counted in nmissed).
+ */
+static nokprobe_inline struct kprobe_frame *kprobe_hit_begin(struct kprobe_site *s)
+{
+	struct kprobe *first = kprobe_site_first(s);
+
+	if (unlikely(!first))
+		return NULL;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(first);
+		return NULL;
+	}
+	return kprobe_frame_push(get_kprobe_ctlblk(), s, first,
+				 KPROBE_HIT_ACTIVE);
+}
+
+/*
+ * Run the pre_handlers of site s, in registration order, from probe kp
+ * on, on the top frame f.  current_kprobe names the probe whose handler
+ * runs, so a fault in it reaches that probe's fault_handler, and bpf sees
+ * the right probe.  Returns 1 if a pre_handler changed regs->ip (and
+ * returned 1): the probed instruction must then not be executed; the rest
+ * of the site's pre_handlers are skipped too, as their view of the
+ * registers is gone.  A jprobe's pre_handler returns 1 with f->status
+ * KPROBE_HIT_JPROBE: its handler runs next, out of the trap, and the hit
+ * goes on from the probe after it (kprobe_jprobe_resume()).
+ */
+static nokprobe_inline int kprobe_site_pre_from(struct kprobe_site *s,
+						struct kprobe_frame *f,
+						struct pt_regs *regs,
+						struct kprobe *kp)
+{
+	list_for_each_entry_from_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->pre_handler)
+			continue;
+		if (f->kp != kp)
+			kprobe_frame_set_kp(f, kp);
+		if (kp->pre_handler(kp, regs))
+			return 1;
+	}
+	return 0;
+}
+
+static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
+					   struct kprobe_frame *f,
+					   struct pt_regs *regs)
+{
+	return kprobe_site_pre_from(s, f, regs,
+				    list_entry_rcu(s->probes.next, struct kprobe, list));
+}
+
+/* the post_handlers of site s, in registration order, on the top frame f */
+static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
+					     struct kprobe_frame *f,
+					     struct pt_regs *regs)
+{
+	struct kprobe *kp;
+
+	if (!READ_ONCE(s->has_post))
+		return;
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (kprobe_disabled(kp) || !kp->post_handler)
+			continue;
+		kprobe_frame_set_kp(f, kp);
+		kp->post_handler(kp, regs, 0);
+	}
+}
+
+char kprobe_type_char(struct kprobe *p);
+bool kprobe_is_jprobe(struct kprobe *p);
+int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			 struct kprobe_frame *f);
+void kprobes_set_all_armed(bool arm);
+
+/* arch backend */
+int arch_check_insn_boundary(unsigned long addr);
+int arch_prepare_site(struct kprobe_site *s);
+void arch_release_site(struct kprobe_site *s);
+void arch_arm_site(struct kprobe_site *s);
+void arch_disarm_site(struct kprobe_site *s);
+void arch_kprobe_poke_sync(void);
+int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
+int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
+int kprobe_text_reserved(unsigned long start, unsigned long end);
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_sync(struct kprobe_site *s);
+void kprobe_unoptimize(struct kprobe_site *s);
+void kprobe_opt_break(unsigned long addr);
+void kprobe_opt_unblock(unsigned long addr);
+void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n);
+int arch_prepare_opt(struct kprobe_site *s);
+void arch_optimize_queue(struct kprobe_site *s);
+void arch_optimize_finish(void);
+void arch_unoptimize(struct kprobe_site *s);
+void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
+			int n);
+void arch_release_opt(struct kprobe_site *s);
+unsigned long kprobe_opt_copy(struct kprobe_site *s);
+#else
+static inline void kprobe_opt_sync(struct kprobe_site *s) { }
+static inline void kprobe_unoptimize(struct kprobe_site *s) { }
+static inline void kprobe_opt_break(unsigned long addr) { }
+static inline void kprobe_opt_unblock(unsigned long addr) { }
+static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
+static inline void arch_release_opt(struct kprobe_site *s) { }
+static inline unsigned long kprobe_opt_copy(struct kprobe_site *s) { return 0; }
+#endif
+int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
+int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
+			 unsigned long *del, int ndel);
+void kprobe_ftrace_walk_sync(void);
+#ifdef CONFIG_KRETPROBES
+void kretprobe_trampoline_callback(struct pt_regs *regs);
+#endif
+#endif /* CONFIG_KPROBES */
+#endif /* _LINUX_KPROBES_CORE_H */
