@@ -29,19 +29,11 @@
 
 #ifdef CONFIG_DEBUG_FS
 
-/*
- * Raw addresses only for readers allowed to see them (as /proc/kallsyms
- * decides, kptr_restrict included); others read zeros.
- */
-static void *shown(struct seq_file *m, void *addr)
-{
-	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
-}
-
 static void report_probe(struct seq_file *m, struct kprobe *p)
 {
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset = 0;
+	void *addr = kprobe_shown_addr(m, p->addr);
 	const char *sym = NULL;
 	char *modname = NULL;
 
@@ -49,12 +41,10 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 		sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset,
 				      &modname, namebuf);
 	if (sym)
-		seq_printf(m, "%px  %c  %s+0x%lx  %s ", shown(m, p->addr),
-			   kprobe_type_char(p), sym, offset,
-			   modname ? modname : " ");
+		seq_printf(m, "%px  %c  %s+0x%lx  %s ", addr, kprobe_type_char(p),
+			   sym, offset, modname ? modname : " ");
 	else
-		seq_printf(m, "%px  %c  %px ", shown(m, p->addr),
-			   kprobe_type_char(p), shown(m, p->addr));
+		seq_printf(m, "%px  %c  %px ", addr, kprobe_type_char(p), addr);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
@@ -105,8 +95,8 @@ static int blacklist_show(struct seq_file *m, void *v)
 	guard(mutex)(&kprobe_mutex);
 	list_for_each_entry(ent, &kprobe_blacklist, list)
 		seq_printf(m, "0x%px-0x%px\t%ps\n",
-			   shown(m, (void *)ent->start_addr),
-			   shown(m, (void *)ent->end_addr),
+			   kprobe_shown_addr(m, (void *)ent->start_addr),
+			   kprobe_shown_addr(m, (void *)ent->end_addr),
 			   (void *)ent->start_addr);
 	return 0;
 }

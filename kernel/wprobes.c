@@ -633,12 +633,6 @@ static const char *const wprobe_type_names[] = {
 	[WPROBE_W] = "w", [WPROBE_RW] = "rw", [WPROBE_X] = "x", [WPROBE_R] = "r",
 };
 
-/* raw addresses only for readers kallsyms shows them to (kptr_restrict) */
-static void *wprobe_shown(struct seq_file *m, void *addr)
-{
-	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
-}
-
 /**
  * wprobes_list_show() - the wprobe lines of debugfs kprobes/list
  * @m: the seq_file
@@ -654,6 +648,7 @@ void wprobes_list_show(struct seq_file *m)
 	struct wprobe *wp;
 	char *modname;
 	const char *sym;
+	void *addr;
 
 	guard(mutex)(&wprobe_mutex);
 	list_for_each_entry(wp, &wprobe_list, list) {
@@ -662,13 +657,12 @@ void wprobes_list_show(struct seq_file *m)
 		if (wp->state != WPROBE_STATE_GONE)
 			sym = kallsyms_lookup((unsigned long)wp->addr, NULL,
 					      &offset, &modname, namebuf);
+		addr = kprobe_shown_addr(m, wp->addr);
 		if (sym)
-			seq_printf(m, "%px  w  %s+0x%lx  %s ",
-				   wprobe_shown(m, wp->addr), sym, offset,
+			seq_printf(m, "%px  w  %s+0x%lx  %s ", addr, sym, offset,
 				   modname ? modname : " ");
 		else
-			seq_printf(m, "%px  w  %px ", wprobe_shown(m, wp->addr),
-				   wprobe_shown(m, wp->addr));
+			seq_printf(m, "%px  w  %px ", addr, addr);
 		seq_printf(m, "len=%u %s %s%s%s\n", wp->len,
 			   wprobe_type_names[wp->type],
 			   wp->state == WPROBE_STATE_GONE ? "[GONE]" : "",

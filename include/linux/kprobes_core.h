@@ -10,6 +10,9 @@
  * probe modules and the rest of the kernel use.  Not for probe modules.
  */
 #include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/seq_file.h>
+#include <linux/fs.h>
 
 #ifdef CONFIG_KPROBES
 /*
@@ -331,4 +334,14 @@ void kprobe_ftrace_walk_sync(void);
 void kretprobe_trampoline_callback(struct pt_regs *regs);
 #endif
 #endif /* CONFIG_KPROBES */
+/*
+ * kprobes/list's addresses: raw only for readers allowed to see them (as
+ * /proc/kallsyms decides, kptr_restrict included); others read zeros.
+ * Kprobes' and wprobes' lines alike.
+ */
+static inline void *kprobe_shown_addr(struct seq_file *m, void *addr)
+{
+	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
+}
+
 #endif /* _LINUX_KPROBES_CORE_H */

@@ -39,18 +39,15 @@
 #include <linux/kthread.h>
 #include <linux/workqueue.h>
 #include <linux/cpu.h>
-#include <linux/delay.h>
 
 #include "kpt_wprobes_targets.h"
 
 #define NSLOTS	8
 #define NCPUS	8
 
-
 struct slot {
 	struct wprobe wp;
 	char where[64];
-	bool nohandler;
 	atomic_t hits;
 	atomic_t cpu_hits[NCPUS];
 	unsigned long last_ip;
@@ -85,10 +82,8 @@ static int kp_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe kp = {
-	.symbol_name = "kpt_wp_store",
-	.pre_handler = kp_pre,
-};
+/* set up by "kprobe on", each time: a kprobe is not registered twice */
+static struct kprobe kp;
 
 static int parse_type(const char *t, unsigned int *type)
 {
@@ -123,8 +118,7 @@ static int cmd_set(struct slot *s, char *where, char *len, char *type,
 		ret = parse_type(type, &wp->type);
 	if (ret)
 		return ret;
-	s->nohandler = mode && !strcmp(mode, "none");
-	wp->handler = s->nohandler ? NULL : wp_handler;
+	wp->handler = mode && !strcmp(mode, "none") ? NULL : wp_handler;
 
 	if (!strcmp(s->where, "-"))
 		return 0;
@@ -153,15 +147,15 @@ static void run_target(const char *what, unsigned long n, u32 v)
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(what, "store"))
+		if (!strcmp(what, "store")) {
 			kpt_wp_store(v);
-		else if (!strcmp(what, "load"))
+		} else if (!strcmp(what, "load")) {
 			kpt_wp_load();
-		else if (!strcmp(what, "adj"))
+		} else if (!strcmp(what, "adj")) {
 			kpt_wp_adj(v);
-		else if (!strcmp(what, "xfn"))
+		} else if (!strcmp(what, "xfn")) {
 			kpt_wp_xfn(i);
-		else if (!strcmp(what, "storeall")) {
+		} else if (!strcmp(what, "storeall")) {
 			kpt_wp_store(v);
 			WRITE_ONCE(kpt_wp_more[0], v);
 			WRITE_ONCE(kpt_wp_more[1], v);
