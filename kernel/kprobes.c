@@ -76,7 +76,9 @@
 
 #include <asm/sections.h>
 #include <asm/cacheflush.h>
+#ifdef CONFIG_HAVE_KPROBE_SITES
 #include <asm/text-patching.h>
+#endif
 
 /* ---- the site hash table ------------------------------------------------- */
 
@@ -96,8 +98,11 @@ bool kprobes_all_disarmed;
 
 static bool kprobes_initialized;
 
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/* (a classic backend defines its own, with its own struct kprobe_ctlblk) */
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+#endif
 
 /**
  * kprobe_site_lookup() - find the live site at an address
@@ -116,20 +121,6 @@ struct kprobe_site *kprobe_site_lookup(unsigned long addr)
 NOKPROBE_SYMBOL(kprobe_site_lookup);
 
 /* ---- counting misses ----------------------------------------------------- */
-
-/*
- * nmissed (kprobe: unsigned long, kretprobe: int) is bumped from any CPU,
- * NMI-like context included: a lock-free increment that never loses a
- * count, so a miss count can be checked exactly.
- */
-#define kprobe_count_miss(n)						\
-	do {								\
-		typeof(n) __n = (n);					\
-		typeof(*__n) __old = READ_ONCE(*__n);			\
-									\
-		while (!try_cmpxchg(__n, &__old, __old + 1))		\
-			;						\
-	} while (0)
 
 /**
  * kprobes_inc_nmissed_count() - count a hit that ran no handler
@@ -166,8 +157,14 @@ struct kprobe kprobe_busy;
 void kprobe_busy_begin(void)
 {
 	preempt_disable();
+#ifdef CONFIG_HAVE_KPROBE_SITES
 	kprobe_frame_push(get_kprobe_ctlblk(), NULL, &kprobe_busy,
 			  KPROBE_HIT_ACTIVE);
+#else
+	/* a classic backend's state is one level: nothing runs under this */
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+#endif
 }
 
 NOKPROBE_SYMBOL(kprobe_busy_begin);
@@ -177,7 +174,11 @@ NOKPROBE_SYMBOL(kprobe_busy_begin);
  */
 void kprobe_busy_end(void)
 {
+#ifdef CONFIG_HAVE_KPROBE_SITES
 	kprobe_frame_pop(get_kprobe_ctlblk());
+#else
+	__this_cpu_write(current_kprobe, NULL);
+#endif
 	preempt_enable();
 }
 
@@ -209,6 +210,10 @@ bool within_kprobe_blacklist(unsigned long addr)
 		}
 	}
 	rcu_read_unlock();
+#ifdef CONFIG_KPROBES_CLASSIC
+	/* arm's and powerpc's early and idmap text, by address range */
+	found = found || arch_within_kprobe_blacklist(addr);
+#endif
 	return found;
 }
 
@@ -293,7 +298,8 @@ static void kprobe_blacklist_init(void)
  *
  * Return: the address, or NULL.
  */
-kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset)
+kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
+					    unsigned int offset)
 {
 	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
 }
@@ -348,6 +354,38 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 
 /* ---- safety checks --------------------------------------------------------- */
 
+/* x86's alternatives (lock prefixes included) rewrite text at boot and hotplug */
+static bool kprobe_alternatives_reserved(unsigned long start, unsigned long end)
+{
+#ifdef CONFIG_X86
+	return alternatives_text_reserved((void *)start, (void *)end);
+#else
+	return false;
+#endif
+}
+
+/**
+ * kprobe_check_ftrace() - does ftrace own the bytes at addr?
+ * @addr: the probe address
+ * @ftrace: set if @addr is an fentry site (probe it through ftrace)
+ *
+ * Return: 0; -EILSEQ if @addr is inside an fentry site; -EINVAL if it is
+ * one but kprobes on ftrace are not configured.
+ */
+int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
+{
+	*ftrace = false;
+	if (ftrace_location(addr) == addr) {
+		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+			return -EINVAL;
+		*ftrace = true;
+		return 0;
+	}
+	if (ftrace_text_reserved((void *)addr, (void *)addr))
+		return -EILSEQ;
+	return 0;
+}
+
 /*
  * Is addr text that someone else owns or that must never trap?  Answers
  * with the errno register_kprobe() returns:
@@ -374,7 +412,7 @@ int kprobe_text_reserved(unsigned long start, unsigned long end)
 	mutex_lock(&text_mutex);
 	ret = jump_label_text_reserved((void *)start, (void *)end) ||
 	      static_call_text_reserved((void *)start, (void *)end) ||
-	      alternatives_text_reserved((void *)start, (void *)end + 1) ||
+	      kprobe_alternatives_reserved(start, end + 1) ||
 	      ftrace_text_reserved((void *)start, (void *)end);
 	mutex_unlock(&text_mutex);
 	jump_label_unlock();
@@ -409,7 +447,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	 */
 	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
 	    static_call_text_reserved((void *)addr, (void *)addr) ||
-	    alternatives_text_reserved((void *)addr, (void *)addr + 1)) {
+	    kprobe_alternatives_reserved(addr, addr + 1)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -499,6 +537,9 @@ static bool site_has_jprobe(struct kprobe_site *s)
  */
 static bool site_ipmodify(struct kprobe_site *s)
 {
+	/* a classic backend's sites are all on one ops (kprobes_classic.c) */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC))
+		return true;
 	return READ_ONCE(s->has_post) || s->has_jprobe;
 }
 
@@ -766,7 +807,7 @@ static void __kprobe_batch_commit(struct kprobe_batch *b, enum kprobe_wait wait)
 	struct kprobe_free_work *fw;
 
 	if (b->poked || wait == KPROBE_WAIT_HITS) {
-		arch_kprobe_poke_sync();
+		arch_kprobe_poke_sync(wait == KPROBE_WAIT_HITS);
 		b->poked = false;
 	}
 	if (wait == KPROBE_WAIT_GP)
@@ -812,7 +853,8 @@ static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
 		s->flags |= KPROBE_SITE_FTRACE;
 	if (on_entry)
 		s->flags |= KPROBE_SITE_ON_ENTRY;
-	if (!ftrace) {
+	/* a classic backend prepares ftrace sites too (its ftrace handler) */
+	if (!ftrace || IS_ENABLED(CONFIG_KPROBES_CLASSIC)) {
 		*err = arch_prepare_site(s);
 		if (*err) {
 			kfree(s);
@@ -950,7 +992,11 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		p->flags |= KPROBE_FLAG_FTRACE;
 	if (on_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+#ifdef CONFIG_KPROBES_CLASSIC
+	p->opcode = s->kp.opcode;
+#else
 	p->opcode = s->ainsn.orig[0];
+#endif
 	/* no hit may boost past p's post_handler once p is on the list */
 	if (p->post_handler || kprobe_is_jprobe(p))
 		kprobe_unoptimize(s);
@@ -1354,11 +1400,12 @@ static struct notifier_block kprobe_module_nb = {
  * Functions during which `current` changes: an instance pushed on one task
  * would be popped on another.
  */
-static const char * const kretprobe_blacklist[] = {
+static const char * const kretprobe_refused_syms[] = {
 	"__switch_to",
 	"__switch_to_asm",
 };
 
+#ifndef KRETPROBE_VIA_RETHOOK
 static int kretprobe_pool_init(void *obj, void *context)
 {
 	struct kretprobe_instance *ri = obj;
@@ -1407,12 +1454,14 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 }
 
 /* the kretprobe's entry kprobe: take an instance, divert the return */
-static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	unsigned long *slot = arch_kretprobe_ret_slot(regs);
 	struct kretprobe_holder *rph = rp->rph;
 	struct kretprobe_instance *ri;
+#ifndef CONFIG_KPROBES_CLASSIC
+	unsigned long *slot = arch_kretprobe_ret_slot(regs);
+#endif
 
 	ri = objpool_pop(&rph->pool);
 	if (!ri) {
@@ -1420,31 +1469,62 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	ri->task = current;
+#ifdef CONFIG_KPROBES_CLASSIC
+	/* the backend finds the return address (and frame) when it diverts */
+	ri->fp = NULL;
+	ri->ret_addr = NULL;
+#else
 	ri->fp = slot;
 	ri->ret_addr = (kprobe_opcode_t *)*slot;
+#endif
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &rph->pool);
 		return 0;
 	}
+#ifdef CONFIG_KPROBES_CLASSIC
+	arch_prepare_kretprobe(ri, regs);
+#else
 	*slot = (unsigned long)kretprobe_trampoline_addr();
+#endif
 	__llist_add(&ri->llist, &current->kretprobe_instances);
 	return 0;
 }
 
 NOKPROBE_SYMBOL(kretprobe_entry);
 
-static inline bool kprobe_is_kretprobe(struct kprobe *p)
+/*
+ * Run rp's handler for ri, current_kprobe naming rp meanwhile (bpf and
+ * fault handling look at it); the caller made this CPU busy.
+ */
+static nokprobe_inline void kretprobe_call(struct kretprobe *rp,
+					   struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
 {
-	return p->pre_handler == kretprobe_entry;
+#ifdef CONFIG_HAVE_KPROBE_SITES
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+	struct kprobe *prev = f->kp;
+
+	kprobe_frame_set_kp(f, &rp->kp);
+	rp->handler(ri, regs);
+	kprobe_frame_set_kp(f, prev);
+#else
+	struct kprobe *prev = kprobe_running();
+
+	__this_cpu_write(current_kprobe, &rp->kp);
+	rp->handler(ri, regs);
+	__this_cpu_write(current_kprobe, prev);
+#endif
 }
 
 /*
- * Every return but the common one kretprobe_trampoline_handler() does in
- * line: several kretprobes on the function, or instances of deeper frames
- * left behind (their function never returned) on the task's list.
+ * A return through the trampoline, in general: several kretprobes on the
+ * function, or instances of deeper frames left behind (their function
+ * never returned) on the task's list.  The caller made this CPU busy.
+ * Classic backends give no frame (NULL): the most recent instances are
+ * then this return's, up to the first that holds a real address.
  */
-static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
-						       void *frame_pointer)
+static unsigned long kretprobe_walk_return(struct pt_regs *regs,
+					   void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
@@ -1473,9 +1553,7 @@ static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
 		      frame_pointer);
 	instruction_pointer_set(regs, real);
 
-	kprobe_busy_begin();
 	while ((node = *head)) {
-		struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 		struct kretprobe *rp;
 		bool last;
 
@@ -1484,12 +1562,8 @@ static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
 		       (unsigned long)ri->ret_addr == real;
 		if (ri->fp == frame_pointer) {
 			rp = get_kretprobe(ri);
-			if (rp && rp->handler) {
-				/* bpf and fault handling look at current_kprobe */
-				kprobe_frame_set_kp(kprobe_frame_top(kcb), &rp->kp);
-				rp->handler(ri, regs);
-				kprobe_frame_set_kp(kprobe_frame_top(kcb), &kprobe_busy);
-			}
+			if (rp && rp->handler)
+				kretprobe_call(rp, ri, regs);
 		}
 		/* off the list only now: unwinds from the handler still find it */
 		*head = node->next;
@@ -1497,6 +1571,68 @@ static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
 		if (last)
 			break;
 	}
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_walk_return);
+
+#ifdef CONFIG_KPROBES_CLASSIC
+/**
+ * __kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (its ip is set to the real address)
+ * @frame_pointer: the frame the backend's arch_prepare_kretprobe() noted
+ *
+ * For the backends that reach it from a probe on their trampoline (arc,
+ * mips, parisc, sh, sparc): that probe's hit already made this CPU busy.
+ *
+ * Return: the real return address.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	unsigned long real = kretprobe_walk_return(regs, frame_pointer);
+
+	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)real);
+	return real;
+}
+
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/* parisc puts the address back in its return register too */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (its ip is set to the real address)
+ * @frame_pointer: the frame the backend's arch_prepare_kretprobe() noted
+ *
+ * For the backends whose trampoline calls it straight (arm, arm64, csky).
+ *
+ * Return: the real return address.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	unsigned long real;
+
+	kprobe_busy_begin();
+	real = __kretprobe_trampoline_handler(regs, frame_pointer);
+	kprobe_busy_end();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+#else
+static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
+						       void *frame_pointer)
+{
+	unsigned long real;
+
+	kprobe_busy_begin();
+	real = kretprobe_walk_return(regs, frame_pointer);
 	kprobe_busy_end();
 	return real;
 }
@@ -1565,6 +1701,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+#endif /* CONFIG_KPROBES_CLASSIC */
 
 /**
  * kretprobe_find_ret_addr() - the real return address behind a trampoline
@@ -1619,34 +1756,10 @@ void kprobe_flush_task(struct task_struct *tk)
 
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
-static int kretprobe_prepare(struct kretprobe *rp)
+/* rp's instance pool: maxactive instances with data_size bytes each */
+int kretprobe_pool_create(struct kretprobe *rp)
 {
-	bool on_entry;
-	kprobe_opcode_t *addr;
-	unsigned int i;
 	int ret;
-
-	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
-			      &on_entry);
-	if (IS_ERR(addr))
-		return PTR_ERR(addr);
-	if (!on_entry)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(kretprobe_blacklist); i++) {
-		unsigned long bad = kallsyms_lookup_name(kretprobe_blacklist[i]);
-		bool e;
-
-		if (bad && arch_adjust_kprobe_addr(bad, 0, &e) == addr)
-			return -EINVAL;
-	}
-	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
-		return -E2BIG;
-	if (rp->maxactive > KRETPROBE_MAXACTIVE_LIMIT)
-		return -E2BIG;
-	if (rp->maxactive <= 0)
-		rp->maxactive = IS_ENABLED(CONFIG_PREEMPTION) ?
-			max_t(unsigned int, 10, 2 * num_possible_cpus()) :
-			num_possible_cpus();
 
 	rp->rph = kzalloc(sizeof(*rp->rph), GFP_KERNEL);
 	if (!rp->rph)
@@ -1661,9 +1774,6 @@ static int kretprobe_prepare(struct kretprobe *rp)
 		return ret;
 	}
 	rcu_assign_pointer(rp->rph->rp, rp);
-	rp->nmissed = 0;
-	rp->kp.pre_handler = kretprobe_entry;
-	rp->kp.post_handler = NULL;
 	return 0;
 }
 
@@ -1675,13 +1785,13 @@ static int kretprobe_prepare(struct kretprobe *rp)
  * kretprobe_release() drains the pool.  The holder is freed then, or
  * when the last instance still live on some stack comes home.
  */
-static void kretprobe_orphan(struct kretprobe *rp)
+void kretprobe_orphan(struct kretprobe *rp)
 {
 	if (rp->rph)
 		rcu_assign_pointer(rp->rph->rp, NULL);
 }
 
-static void kretprobe_release(struct kretprobe *rp)
+void kretprobe_release(struct kretprobe *rp)
 {
 	struct kretprobe_holder *rph = rp->rph;
 
@@ -1689,6 +1799,50 @@ static void kretprobe_release(struct kretprobe *rp)
 		return;
 	rp->rph = NULL;
 	objpool_fini(&rph->pool);
+}
+#endif /* !KRETPROBE_VIA_RETHOOK */
+
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
+static int kretprobe_prepare(struct kretprobe *rp)
+{
+	bool on_entry;
+	kprobe_opcode_t *addr;
+	unsigned int i;
+	int ret;
+
+	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
+			      &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	if (!on_entry)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(kretprobe_refused_syms); i++) {
+		unsigned long bad = kallsyms_lookup_name(kretprobe_refused_syms[i]);
+		bool e;
+
+		if (bad && arch_adjust_kprobe_addr(bad, 0, &e) == addr)
+			return -EINVAL;
+	}
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+	if (rp->maxactive > KRETPROBE_MAXACTIVE_LIMIT)
+		return -E2BIG;
+	if (rp->maxactive <= 0)
+		rp->maxactive = IS_ENABLED(CONFIG_PREEMPTION) ?
+			max_t(unsigned int, 10, 2 * num_possible_cpus()) :
+			num_possible_cpus();
+
+	ret = kretprobe_pool_create(rp);
+	if (ret)
+		return ret;
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	return 0;
 }
 
 /**
@@ -1828,7 +1982,10 @@ static int __init init_kprobes(void)
 	int err;
 
 	kprobe_blacklist_init();
+	/* a classic backend may register a probe (on its kretprobe trampoline) */
 	err = arch_init_kprobes();
+	if (!err)
+		err = kprobes_classic_init();
 	if (!err)
 		err = register_module_notifier(&kprobe_module_nb);
 	kprobes_initialized = !err;

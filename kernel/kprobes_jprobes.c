@@ -74,7 +74,8 @@ static int jprobe_check(struct jprobe *jp)
  * registered, and the jprobes are as they were passed.
  *
  * Return: 0; -EINVAL (NULL jprobe or entry, not a function's entry,
- * registered already, not probeable), -ENOENT (unknown symbol), or as
+ * registered already, not probeable), -ENOENT (unknown symbol),
+ * -EOPNOTSUPP (the arch's backend has no jprobes: all but x86_64), or as
  * register_kprobes().
  */
 int register_jprobes(struct jprobe **jps, int num)
@@ -86,6 +87,9 @@ int register_jprobes(struct jprobe **jps, int num)
 
 	if (!jps || num <= 0)
 		return -EINVAL;
+	/* the backend must leave a trap into the handler and back: x86_64's */
+	if (!IS_ENABLED(CONFIG_HAVE_KPROBE_SITES))
+		return -EOPNOTSUPP;
 	for (i = 0; i < num; i++) {
 		ret = jprobe_check(jps[i]);
 		if (ret)

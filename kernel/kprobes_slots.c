@@ -20,6 +20,10 @@
  *  - /proc/kallsyms names each page "kprobe_insn_page" in module
  *    [__builtin__kprobes] (kprobe_get_kallsym()) so profilers can attribute
  *    samples taken in a slot.
+ *
+ * A classic backend (kernel/kprobes_classic.c) gets MAX_INSN_SIZE opcodes
+ * a slot, in pages from its alloc_insn_page() (writable or not, as that
+ * backend writes its slots), and fills and clears them itself.
  */
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
@@ -30,10 +34,57 @@
 #include <linux/rculist.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
+#ifdef CONFIG_HAVE_KPROBE_SITES
 #include <asm/text-patching.h>
+#endif
 
-/* KPROBE_SLOT_SIZE is the arch's: it knows what it puts in a slot */
-#define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_SIZE)
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/* KPROBE_SLOT_SIZE (bytes) is the arch's: it knows what it puts in a slot */
+#define KPROBE_SLOT_BYTES	KPROBE_SLOT_SIZE
+
+static void *slot_page_get(void)
+{
+	void *base = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+
+	if (!base)
+		return NULL;
+	/* unused bytes trap: a stray jump into a free slot stops at once */
+	memset(base, INT3_INSN_OPCODE, PAGE_SIZE);
+	set_memory_rox((unsigned long)base, 1);
+	return base;
+}
+
+static void slot_clear(kprobe_opcode_t *slot)
+{
+	/* text_poke_set() takes text_mutex itself */
+	text_poke_set(slot, INT3_INSN_OPCODE, KPROBE_SLOT_BYTES);
+}
+#else
+#define KPROBE_SLOT_BYTES	(MAX_INSN_SIZE * sizeof(kprobe_opcode_t))
+
+/**
+ * alloc_insn_page() - a page for the slot cache
+ *
+ * A classic backend that writes its slots through text patching (arm64,
+ * s390) gives its own, read-only and executable.
+ *
+ * Return: the page, or NULL.
+ */
+void * __weak alloc_insn_page(void)
+{
+	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+}
+
+static void *slot_page_get(void)
+{
+	return alloc_insn_page();
+}
+
+static void slot_clear(kprobe_opcode_t *slot)
+{
+}
+#endif
+#define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_BYTES)
 
 struct kprobe_insn_page {
 	struct list_head list;
@@ -53,14 +104,11 @@ static struct kprobe_insn_page *slot_page_alloc(void)
 	pg = kzalloc(sizeof(*pg), GFP_KERNEL);
 	if (!pg)
 		return NULL;
-	pg->base = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+	pg->base = slot_page_get();
 	if (!pg->base) {
 		kfree(pg);
 		return NULL;
 	}
-	/* unused bytes trap: a stray jump into a free slot stops at once */
-	memset(pg->base, INT3_INSN_OPCODE, PAGE_SIZE);
-	set_memory_rox((unsigned long)pg->base, 1);
 	list_add_tail_rcu(&pg->list, &slot_pages);
 	return pg;
 }
@@ -68,7 +116,8 @@ static struct kprobe_insn_page *slot_page_alloc(void)
 /**
  * get_insn_slot() - allocate a slot for a copied instruction
  *
- * Return: the slot (KPROBE_SLOT_SIZE bytes, filled with int3), or NULL.
+ * Return: the slot (KPROBE_SLOT_SIZE bytes, filled with int3; for a
+ * classic backend MAX_INSN_SIZE opcodes), or NULL.
  */
 kprobe_opcode_t *get_insn_slot(void)
 {
@@ -87,7 +136,7 @@ found:
 	i = find_first_zero_bit(pg->used, KPROBE_SLOTS_PER_PAGE);
 	__set_bit(i, pg->used);
 	pg->nused++;
-	return pg->base + i * KPROBE_SLOT_SIZE;
+	return (void *)pg->base + i * KPROBE_SLOT_BYTES;
 }
 
 /**
@@ -105,13 +154,13 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 
 	guard(mutex)(&slot_mutex);
 	list_for_each_entry(pg, &slot_pages, list) {
-		if (slot < pg->base || slot >= pg->base + PAGE_SIZE)
+		if ((void *)slot < (void *)pg->base ||
+		    (void *)slot >= (void *)pg->base + PAGE_SIZE)
 			continue;
-		i = (slot - pg->base) / KPROBE_SLOT_SIZE;
+		i = ((void *)slot - (void *)pg->base) / KPROBE_SLOT_BYTES;
 		if (WARN_ON_ONCE(!__test_and_clear_bit(i, pg->used)))
 			return;
-		/* text_poke_set() takes text_mutex itself */
-		text_poke_set(slot, INT3_INSN_OPCODE, KPROBE_SLOT_SIZE);
+		slot_clear(slot);
 		if (--pg->nused == 0 && !list_is_singular(&slot_pages)) {
 			list_del_rcu(&pg->list);
 			synchronize_rcu();	/* unwinders may be looking */

@@ -159,6 +159,17 @@ static inline bool kprobe_ftrace(struct kprobe *p)
  * whose pointer is cleared at unregister.  get_kretprobe() returns NULL
  * for such an orphan.
  */
+/*
+ * The return is diverted by the core itself on x86_64 and on the arches
+ * whose backend has arch_prepare_kretprobe() (arc, arm, arm64, csky, mips,
+ * parisc, sh, sparc); on the others (loongarch, powerpc, riscv, s390) by
+ * the kernel's rethook library, which their backends implement: there
+ * the pool is the rethook's, and an instance is a rethook node.
+ */
+#if defined(CONFIG_KPROBES_CLASSIC) && defined(CONFIG_KRETPROBE_ON_RETHOOK)
+#define KRETPROBE_VIA_RETHOOK	1
+#endif
+
 struct kretprobe_holder {
 	struct kretprobe __rcu	*rp;
 	struct objpool_head	pool;
@@ -171,7 +182,11 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
+#ifdef KRETPROBE_VIA_RETHOOK
+	struct rethook *rh;
+#else
 	struct kretprobe_holder *rph;
+#endif
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
@@ -179,12 +194,16 @@ struct kretprobe {
 #define KRETPROBE_MAXACTIVE_LIMIT	BIT(20)
 
 struct kretprobe_instance {
+#ifdef KRETPROBE_VIA_RETHOOK
+	struct rethook_node node;		/* first: rethook's pool object */
+#else
 	struct llist_node llist;		/* on the task's list */
 	struct kretprobe_holder *rph;
 	kprobe_opcode_t *ret_addr;		/* the real return address */
 	void *fp;				/* where it sat on the stack */
 	struct task_struct *task;
 	struct rcu_head rcu;			/* dropping an orphan */
+#endif
 	char data[];
 };
 
@@ -230,7 +249,6 @@ kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
 					 bool *on_func_entry);
-bool arch_kprobe_on_func_entry(unsigned long offset);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
 
@@ -246,8 +264,48 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 		       char *type, char *sym);
 
-#ifdef CONFIG_KRETPROBES
+#if defined(CONFIG_KRETPROBES) && defined(KRETPROBE_VIA_RETHOOK)
+/* The kretprobe of an instance, or NULL once it was unregistered. */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return (struct kretprobe *)rcu_dereference_check(ri->node.rethook->data,
+							 rcu_read_lock_any_held());
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return ri->node.ret_addr;
+}
+
+/* the unwinders of these arches ask rethook (is_rethook_trampoline()) */
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+
+static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+						    void *fp,
+						    struct llist_node **cur)
+{
+	return 0;
+}
+
+/* rethook_flush_task() recycles a dead task's nodes */
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+#elif defined(CONFIG_KRETPROBES)
+#ifdef CONFIG_KPROBES_CLASSIC
+/* the classic backends' trampoline and its entry points */
+void __kretprobe_trampoline(void);
+#define kretprobe_trampoline __kretprobe_trampoline
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr);
+#else
 void kretprobe_trampoline(void);
+#endif
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 					   void *frame_pointer);
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
@@ -356,7 +414,37 @@ int arch_prepare_kprobe_ftrace(struct kprobe *p);
 void kprobe_ftrace_kill(void);
 #else
 static inline void kprobe_ftrace_kill(void) { }
+static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	return -EINVAL;
+}
 #endif
+
+#ifdef CONFIG_KPROBES_CLASSIC
+/*
+ * The interface of the arch backends other than x86_64's, as Linux 6.12
+ * defined it (kernel/kprobes_classic.c serves it).  Every probe site has
+ * one struct kprobe the backend sees: get_kprobe() returns it, its
+ * handlers run the site's probes, and the arch owns its opcode and ainsn.
+ * The arch defines current_kprobe and kprobe_ctlblk (whose kprobe_status
+ * the core sets to KPROBE_HIT_ACTIVE around handlers it runs itself), and
+ * declares arch_remove_kprobe() and kprobe_fault_handler().
+ */
+int arch_prepare_kprobe(struct kprobe *p);
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+struct kprobe *get_kprobe(void *addr);
+bool arch_within_kprobe_blacklist(unsigned long addr);
+void *alloc_insn_page(void);
+int kprobe_exceptions_notify(struct notifier_block *self, unsigned long val,
+			     void *data);
+#ifdef CONFIG_KRETPROBES
+int arch_trampoline_kprobe(struct kprobe *p);
+#endif
+#ifdef CONFIG_KPROBES_ON_FTRACE
+extern bool kprobe_ftrace_disabled __read_mostly;
+#endif
+#endif /* CONFIG_KPROBES_CLASSIC */
 
 /*
  * kprobe_fault_handler() (called by kprobe_page_fault() below) and the

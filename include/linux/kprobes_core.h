@@ -59,8 +59,31 @@ struct kprobe_site {
 	struct list_head opt_node;	/* the optimizer's queue */
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
+#ifdef CONFIG_KPROBES_CLASSIC
+	/*
+	 * What a classic backend sees of the site (get_kprobe()): the
+	 * probe it prepares, arms and single-steps, whose handlers run the
+	 * site's probes (kernel/kprobes_classic.c).
+	 */
+	struct kprobe kp;
+#else
 	struct arch_specific_insn ainsn;
+#endif
 };
+
+/*
+ * nmissed (kprobe: unsigned long, kretprobe: int) is bumped from any CPU,
+ * NMI-like context included: a lock-free increment that never loses a
+ * count, so a miss count can be checked exactly.
+ */
+#define kprobe_count_miss(n)						\
+	do {								\
+		typeof(n) __n = (n);					\
+		typeof(*__n) __old = READ_ONCE(*__n);			\
+									\
+		while (!try_cmpxchg(__n, &__old, __old + 1))		\
+			;						\
+	} while (0)
 
 extern struct mutex kprobe_mutex;
 extern unsigned long __start_kprobe_blacklist[];
@@ -70,6 +93,7 @@ extern struct list_head kprobe_blacklist;
 extern struct kprobe kprobe_busy;
 extern bool kprobes_all_disarmed;
 
+#ifdef CONFIG_HAVE_KPROBE_SITES
 /*
  * Per-CPU hit state is a small stack of frames: a hit pushes one, and a
  * nested hit (a handler hitting a probe, an NMI during a single-step)
@@ -178,6 +202,22 @@ static nokprobe_inline int kprobe_solo_pre(struct kprobe_ctlblk *kcb,
 	return ret;
 }
 
+#else /* CONFIG_KPROBES_CLASSIC */
+/*
+ * A classic backend keeps its own per-CPU state: a handler runs while
+ * current_kprobe is set and the status is not that of a single-step.
+ */
+static nokprobe_inline bool kprobe_handler_running(void)
+{
+	unsigned int status;
+
+	if (!kprobe_running())
+		return false;
+	status = get_kprobe_ctlblk()->kprobe_status;
+	return status != KPROBE_HIT_SS && status != KPROBE_REENTER;
+}
+#endif /* CONFIG_HAVE_KPROBE_SITES */
+
 /*
  * The hit path's helpers, inline: a hit is a few hundred instructions,
  * and calls into kprobes.c were a visible part of them.
@@ -205,6 +245,7 @@ static nokprobe_inline struct kprobe_site *__kprobe_site_lookup(unsigned long ad
 
 struct kprobe_site *kprobe_site_lookup(unsigned long addr);
 
+#ifdef CONFIG_HAVE_KPROBE_SITES
 /*
  * The probe that stands for a site while no handler runs (during the
  * single-step): what kprobe_running() returns then.  NULL if the site has
@@ -287,21 +328,32 @@ static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 	}
 }
 
-char kprobe_type_char(struct kprobe *p);
-bool kprobe_is_jprobe(struct kprobe *p);
 int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 			 struct kprobe_frame *f);
+int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
+int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
+#else
+/* jprobes need a backend that implements them: register_jprobe() refuses */
+static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
+{
+	return 0;
+}
+#endif /* CONFIG_HAVE_KPROBE_SITES */
+
+char kprobe_type_char(struct kprobe *p);
+bool kprobe_is_jprobe(struct kprobe *p);
 void kprobes_set_all_armed(bool arm);
 
-/* arch backend */
+/*
+ * The backend, for the sites: x86_64's (arch/x86/kernel/kprobes/) or, on
+ * the other arches, kernel/kprobes_classic.c over theirs.
+ */
 int arch_check_insn_boundary(unsigned long addr);
 int arch_prepare_site(struct kprobe_site *s);
 void arch_release_site(struct kprobe_site *s);
 void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
-void arch_kprobe_poke_sync(void);
-int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
-int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
+void arch_kprobe_poke_sync(bool wait_hits);
 int kprobe_text_reserved(unsigned long start, unsigned long end);
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_sync(struct kprobe_site *s);
@@ -326,12 +378,39 @@ static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
 static inline void arch_release_opt(struct kprobe_site *s) { }
 static inline unsigned long kprobe_opt_copy(struct kprobe_site *s) { return 0; }
 #endif
+#ifdef CONFIG_KPROBES_CLASSIC
+int kprobes_classic_init(void);
+#else
+static inline int kprobes_classic_init(void)
+{
+	return 0;
+}
+#endif
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
+#ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);
 void kprobe_ftrace_walk_sync(void);
+#else
+/* no ftrace site is ever created (kprobe_check_ftrace() refuses them) */
+static inline int kprobe_ftrace_update(bool ipmodify, unsigned long *add,
+				       int nadd, unsigned long *del, int ndel)
+{
+	return nadd ? -EOPNOTSUPP : 0;
+}
+
+static inline void kprobe_ftrace_walk_sync(void) { }
+#endif
 #ifdef CONFIG_KRETPROBES
 void kretprobe_trampoline_callback(struct pt_regs *regs);
+/*
+ * A kretprobe's entry probe and instance pool: the core's own
+ * (kernel/kprobes.c), or a rethook's (kernel/kprobes_classic.c).
+ */
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
+int kretprobe_pool_create(struct kretprobe *rp);
+void kretprobe_orphan(struct kretprobe *rp);
+void kretprobe_release(struct kretprobe *rp);
 #endif
 #endif /* CONFIG_KPROBES */
 /*

@@ -467,8 +467,9 @@ void arch_disarm_site(struct kprobe_site *s)
 	mutex_unlock(&text_mutex);
 }
 
-void arch_kprobe_poke_sync(void)
+void arch_kprobe_poke_sync(bool wait_hits)
 {
+	/* its IPI round also waits out the hits under way (kernel/kprobes.c) */
 	text_poke_sync();
 }
 

@@ -92,28 +92,6 @@ void kprobe_ftrace_walk_sync(void)
 	WARN_ON_ONCE(schedule_on_each_cpu(kprobe_ftrace_walk_clear));
 }
 
-/**
- * kprobe_check_ftrace() - does ftrace own the bytes at addr?
- * @addr: the probe address
- * @ftrace: set if @addr is an fentry site (probe it through ftrace)
- *
- * Return: 0; -EILSEQ if @addr is inside an fentry site; -EINVAL if it is
- * one but kprobes on ftrace are not configured.
- */
-int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
-{
-	*ftrace = false;
-	if (ftrace_location(addr) == addr) {
-		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-			return -EINVAL;
-		*ftrace = true;
-		return 0;
-	}
-	if (ftrace_text_reserved((void *)addr, (void *)addr))
-		return -EILSEQ;
-	return 0;
-}
-
 /*
  * A hit the fast path leaves: several probes or a post_handler or jprobe
  * on the site, or a hit already under way on this CPU.  Returns true when
