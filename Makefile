@@ -64,6 +64,7 @@ export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
 	test-guest test-harness test-debug test-preempt test-clients exec bench itrace \
+	arches arm64-test \
 	stress clean \
 	distclean help
 
@@ -92,6 +93,10 @@ help:
 	@echo "                     (STRESS_S, _BUDGET, _MODS, _SWEEP)"
 	@echo "  make bench         probe and registration cost, ours beside upstream"
 	@echo "                     (build/bench/bench.{txt,csv,png})"
+	@echo "  make arches        cross-build each arch with kprobes, ours and upstream"
+	@echo "                     (ARCHES='arm64 riscv' limits it; table + N passed)"
+	@echo "  make arm64-test    arm64 kernel under QEMU: KUnit kprobes_test and the"
+	@echo "                     arch-neutral API cases"
 	@echo "  make itrace        where one hit's instructions go, by function"
 	@echo "                     (ITRACE=boost|int3|mov|opt|ftrace|kretprobe)"
 	@echo "  make deps          install the Debian packages the harness needs"
@@ -168,6 +173,18 @@ bench:
 	@$(MAKE) --no-print-directory IMPL=ours build
 	@$(MAKE) --no-print-directory IMPL=upstream build
 	@$(H)/bench.sh
+
+# Cross-build every arch that has kprobes, both implementations, and
+# print the table arch x (ours, upstream) (harness/arches.sh).
+arches:
+	@IMPL=ours $(H)/tree.sh
+	@IMPL=upstream $(H)/tree.sh
+	@$(H)/arches.sh
+
+# Our core on arm64's backend: KUnit kprobes_test and the arch-neutral
+# module suites under qemu-system-aarch64 (harness/arm64.sh).
+arm64-test: tree
+	@$(H)/arm64.sh
 
 # One hit's guest instructions, function by function (harness/itrace.sh):
 # what `make bench` counts, taken apart.

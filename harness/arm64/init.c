@@ -1,68 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /init of the arm64 test guest (make arm64-test): no BusyBox for arm64
- * here, so a static program does what harness/guest/run-tests.sh does for
- * module suites.  Mounts the kernel filesystems, loads each test module
- * listed in /suites (its init prints KTAP), unloads it, and powers off;
- * the "harness: ..." markers are those harness/console.py reads.
+ * /init of the arm64 test guest (make arm64-test).  No BusyBox for arm64
+ * here: a static program, built with the kernel's nolibc
+ * (tools/include/nolibc), does what harness/guest/run-tests.sh does for
+ * module suites.  It mounts the kernel filesystems, loads each test module
+ * named in /suites (its init prints KTAP), unloads it, and powers off.
+ * The "harness: ..." markers are those harness/console.py reads.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/mount.h>
-#include <sys/reboot.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
+#include "nolibc.h"
+
+#ifndef O_NONBLOCK
+#define O_NONBLOCK 04000
+#endif
 
 static int kmsg = -1;
 
-/* a marker line, through /dev/kmsg so it is ordered with the kernel's */
-static void klog(const char *fmt, ...)
+/* "harness: " + a + b + c + " " + d(decimal), one line to /dev/kmsg */
+static void klog(const char *a, const char *b, const char *c, long d,
+		 int with_d)
 {
-	char buf[512];
-	va_list ap;
-	int n;
+	char buf[256], num[24];
+	int n = 0, i;
+	const char *parts[4] = { "harness: ", a, b, c };
 
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (n > (int)sizeof(buf) - 2)
-		n = sizeof(buf) - 2;
+	for (i = 0; i < 4; i++) {
+		const char *p = parts[i];
+
+		while (p && *p && n < (int)sizeof(buf) - 32)
+			buf[n++] = *p++;
+	}
+	if (with_d) {
+		int k = 0;
+		unsigned long v = d < 0 ? -d : d;
+
+		if (d < 0)
+			buf[n++] = '-';
+		do {
+			num[k++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+		while (k)
+			buf[n++] = num[--k];
+	}
 	buf[n++] = '\n';
 	if (kmsg < 0 || write(kmsg, buf, n) < 0)
-		fwrite(buf, 1, n, stdout);
+		write(1, buf, n);
 }
 
-static int run_suite(const char *name)
+static void run_suite(const char *name)
 {
-	char path[256];
+	char path[160] = "/lib/modules/kprobes/";
 	int fd, rc = 0;
 
-	klog("harness: suite %s begin", name);
-	snprintf(path, sizeof(path), "/lib/modules/kprobes/%s.ko", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0)) {
-		klog("harness: %s: load failed: %s", name, strerror(errno));
+	klog("suite ", name, " begin", 0, 0);
+	strcpy(path + strlen(path), name);
+	strcpy(path + strlen(path), ".ko");
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || syscall(__NR_finit_module, fd, "", 0) < 0) {
+		klog("suite ", name, " load failed: errno ", errno, 1);
 		rc = 1;
-	} else if (syscall(SYS_delete_module, name, O_NONBLOCK)) {
-		klog("harness: suite %s unload rmmod: %s", name, strerror(errno));
+	} else if (syscall(__NR_delete_module, name, O_NONBLOCK) < 0) {
+		klog("suite ", name, " unload rmmod: errno ", errno, 1);
 	}
 	if (fd >= 0)
 		close(fd);
-	klog("harness: suite %s end rc=%d", name, rc);
-	return rc;
+	klog("suite ", name, " end rc=", rc, 1);
 }
 
 int main(void)
 {
-	char line[128], taint[32] = "?";
-	FILE *f;
+	static char list[4096];
+	char taint[32] = "";
+	char *p, *nl;
+	ssize_t n;
 	int fd;
 
 	mkdir("/proc", 0755);
@@ -73,29 +83,37 @@ int main(void)
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	kmsg = open("/dev/kmsg", O_WRONLY);
 
-	klog("harness: init mode=test");
-	f = fopen("/suites", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0])
-			run_suite(line);
+	klog("init mode=test", NULL, NULL, 0, 0);
+	fd = open("/suites", O_RDONLY);
+	n = fd < 0 ? 0 : read(fd, list, sizeof(list) - 1);
+	if (fd >= 0)
+		close(fd);
+	list[n > 0 ? n : 0] = 0;
+	for (p = list; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p) - 1;
+		else
+			*nl = 0;
+		if (*p)
+			run_suite(p);
+		if (!nl[1])
+			break;
 	}
-	if (f)
-		fclose(f);
-	klog("harness: suites done");
+	klog("suites done", NULL, NULL, 0, 0);
 
 	fd = open("/proc/sys/kernel/tainted", O_RDONLY);
-	if (fd >= 0) {
-		ssize_t n = read(fd, taint, sizeof(taint) - 1);
-
-		taint[n > 0 ? n : 0] = 0;
-		taint[strcspn(taint, "\n")] = 0;
+	n = fd < 0 ? 0 : read(fd, taint, sizeof(taint) - 1);
+	if (fd >= 0)
 		close(fd);
-	}
-	klog("harness: poweroff tainted=%s", taint);
-	sync();
-	reboot(RB_POWER_OFF);
+	taint[n > 0 ? n : 0] = 0;
+	p = strchr(taint, '\n');
+	if (p)
+		*p = 0;
+	klog("poweroff tainted=", taint[0] ? taint : "?", NULL, 0, 0);
+	syscall(__NR_sync);
+	reboot(LINUX_REBOOT_CMD_POWER_OFF);
 	return 0;
 }
