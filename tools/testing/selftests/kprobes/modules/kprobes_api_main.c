@@ -83,7 +83,7 @@ static noinline int kpt_blocker(int x)
 }
 
 /* A function in .kprobes.text: registration must refuse it. */
-static int __kprobes kpt_in_kprobes_text(int x)
+static int __kprobes __maybe_unused kpt_in_kprobes_text(int x)
 {
 	return x + 1;
 }
@@ -171,7 +171,7 @@ static void init_probe(struct kprobe *kp)
 }
 
 /* The registered-ness test trace_kprobe relies on. */
-static bool registered(struct kprobe *kp)
+static bool __maybe_unused registered(struct kprobe *kp)
 {
 	return !(list_empty(&kp->list) && hlist_unhashed(&kp->hlist));
 }
@@ -1267,6 +1267,8 @@ static int t_concurrent_hits_while_registering(void)
 	return kpt_failed;
 }
 
+#endif /* CONFIG_X86_64 */
+
 /*
  * Unregister while an instance is live: a task blocks inside the probed
  * function; the kretprobe goes away meanwhile.  The task must still
@@ -1274,8 +1276,6 @@ static int t_concurrent_hits_while_registering(void)
  * kretprobe's handler must not run.
  */
 static int blocker_result;
-
-#endif /* CONFIG_X86_64 */
 
 static int blocker_fn(void *unused)
 {
