@@ -67,13 +67,22 @@ static void run_suite(const char *name)
 	klog("suite ", name, " end rc=", rc, 1);
 }
 
+/* a small file's text, NUL-terminated ("" if it cannot be read) */
+static void read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+}
+
 int main(void)
 {
 	static char list[4096];
 	char taint[32] = "";
 	char *p, *nl;
-	ssize_t n;
-	int fd;
 
 	mkdir("/proc", 0755);
 	mkdir("/sys", 0755);
@@ -86,29 +95,17 @@ int main(void)
 	kmsg = open("/dev/kmsg", O_WRONLY);
 
 	klog("init mode=test", NULL, NULL, 0, 0);
-	fd = open("/suites", O_RDONLY);
-	n = fd < 0 ? 0 : read(fd, list, sizeof(list) - 1);
-	if (fd >= 0)
-		close(fd);
-	list[n > 0 ? n : 0] = 0;
-	for (p = list; *p; p = nl + 1) {
+	read_file("/suites", list, sizeof(list));
+	for (p = list; p; p = nl) {
 		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p) - 1;
-		else
-			*nl = 0;
+		if (nl)
+			*nl++ = 0;
 		if (*p)
 			run_suite(p);
-		if (!nl[1])
-			break;
 	}
 	klog("suites done", NULL, NULL, 0, 0);
 
-	fd = open("/proc/sys/kernel/tainted", O_RDONLY);
-	n = fd < 0 ? 0 : read(fd, taint, sizeof(taint) - 1);
-	if (fd >= 0)
-		close(fd);
-	taint[n > 0 ? n : 0] = 0;
+	read_file("/proc/sys/kernel/tainted", taint, sizeof(taint));
 	p = strchr(taint, '\n');
 	if (p)
 		*p = 0;
