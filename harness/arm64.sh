@@ -74,6 +74,7 @@ say "arm64 kernel and initramfs built in $(( $(date +%s) - t0 ))s"
 # No --strict-skips: the x86_64-only cases skip here on both kernels,
 # each saying so.
 t0=$(date +%s)
+rm -f "$logs/results-arm64-$IMPL.json"
 python3 "$H/console.py" --mode test --log "$logs/arm64-test-$IMPL.log" \
 	--results "$logs/results-arm64-$IMPL.json" --timeout "${TIMEOUT:-1200}" \
 	--expect-kunit kprobes_test -- \
@@ -83,4 +84,14 @@ python3 "$H/console.py" --mode test --log "$logs/arm64-test-$IMPL.log" \
 	-append "console=ttyAMA0 panic=-1 oops=panic loglevel=7 ${KERNEL_ARGS:-}"
 rc=$?
 say "make arm64-test ($IMPL) took $(( $(date +%s) - t0 ))s"
+# the totals line CI adds up (.ci/run): a run without results is a failure
+r=$logs/results-arm64-$IMPL.json
+if [ -f "$r" ]; then
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%d passed, %d failed, %d skipped" % (d["passed"], d["failed"], d["skipped"]))' "$r"
+else
+	echo "0 passed, 1 failed (no results: see $logs/arm64-test-$IMPL.log)"
+	rc=1
+fi
 exit $rc
