@@ -14,6 +14,7 @@
 #include <linux/linkage.h>
 #include <asm/asm.h>
 #include <asm/alternative.h>
+#include <asm/nospec-branch.h>
 
 	.text
 SYM_FUNC_START(kpt_asm)
@@ -47,9 +48,16 @@ SYM_FUNC_START(kpt_asm_branch)
 .Lb_jz:	jz	.Lb_zero			/* jcc rel8 */
 .Lb_call:
 	call	kpt_asm_helper			/* call rel32 */
+/*
+ * Plain indirect calls on purpose, also in a retpoline build: these are
+ * the instructions kprobes must emulate (ANNOTATE_RETPOLINE_SAFE tells
+ * objtool so; it emits no code).
+ */
 .Lb_icr:
+	ANNOTATE_RETPOLINE_SAFE
 	call	*%rsi				/* call *reg */
 .Lb_icm:
+	ANNOTATE_RETPOLINE_SAFE
 	call	*kpt_helper_ptr(%rip)		/* call *mem, rip-relative */
 .Lb_jmp:
 	jmp	.Lb_out				/* jmp rel8 */

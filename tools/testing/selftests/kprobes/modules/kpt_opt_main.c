@@ -70,6 +70,12 @@ static const char * const sname[S_NUM] = { "int3", "boost", "opt" };
 static unsigned long snap[S_NUM][R_NUM];
 static bool have[S_NUM], capture, skip;
 static unsigned long seen[R_NUM];
+/*
+ * do_snap()'s own stack pointer: R_SP is kept relative to it, since
+ * RANDOMIZE_KSTACK_OFFSET moves the whole stack on every system call and
+ * each snapshot is taken by a different write.
+ */
+static unsigned long snap_sp_base;
 
 static atomic64_t hits, inner_hits, post_hits, calls, bad;
 
@@ -81,7 +87,7 @@ static void take(struct pt_regs *regs, unsigned long *r)
 	r[R_R10] = regs->r10;	r[R_R11] = regs->r11;	r[R_R12] = regs->r12;
 	r[R_R13] = regs->r13;	r[R_R14] = regs->r14;	r[R_R15] = regs->r15;
 	r[R_FLAGS] = regs->flags & FLAGS_SEEN;
-	r[R_IP] = regs->ip;	r[R_SP] = regs->sp;
+	r[R_IP] = regs->ip;	r[R_SP] = regs->sp - READ_ONCE(snap_sp_base);
 }
 
 /* a stack trace taken by the handler (cmd "trace") */
@@ -180,6 +186,7 @@ static int do_snap(const char *name)
 	if (s < 0)
 		return -EINVAL;
 	memset(seen, 0, sizeof(seen));
+	WRITE_ONCE(snap_sp_base, current_stack_pointer);
 	WRITE_ONCE(capture, true);
 	ret = target(x);
 	WRITE_ONCE(capture, false);
