@@ -53,6 +53,22 @@ ifneq ($(PREEMPT),)
 KOBJ    := $(KOBJ)_preempt
 FRAGS   += $(REPO)/config/preempt.config
 endif
+# DISTRO=1: the same with what a distribution kernel turns on
+# (config/distro.config: mitigations, stack protector, KASLR,
+# PREEMPT_DYNAMIC, hardening), in tree-$(IMPL)/_build_distro.
+DISTRO    ?=
+ifneq ($(DISTRO),)
+KOBJ    := $(KOBJ)_distro
+FRAGS   += $(REPO)/config/distro.config
+endif
+
+# VARIANT=<name>: the same with config/matrix/<name>.config over it, in
+# tree-$(IMPL)/_build_<name> (make configs builds each).
+VARIANT   ?=
+ifneq ($(VARIANT),)
+KOBJ    := $(KOBJ)_$(VARIANT)
+FRAGS   += $(REPO)/config/matrix/$(VARIANT).config
+endif
 
 ifeq ($(filter ours upstream next,$(IMPL)),)
 $(error IMPL must be 'ours', 'upstream' or 'next', not '$(IMPL)')
@@ -63,8 +79,8 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
-	test-guest test-harness test-debug test-preempt test-clients exec bench itrace \
-	arches arm64-test \
+	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
+	arches arm64-test configs \
 	stress clean \
 	distclean help
 
@@ -88,6 +104,8 @@ help:
 	@echo "  make test-harness  the harness self-tests only"
 	@echo "  make test-debug    the guest suites on a lockdep+KASAN kernel, panic_on_warn"
 	@echo "  make test-preempt  the guest suites on a CONFIG_PREEMPT kernel"
+	@echo "  make test-distro   the guest suites on a distribution-like kernel"
+	@echo "                     (config/distro.config), booted preempt=full"
 	@echo "  make test-clients  Debian's perf and bpftrace against this kernel (MEM=3G)"
 	@echo "  make stress        hammer at -smp 4, probe everything, kretprobe pressure"
 	@echo "                     (STRESS_S, _BUDGET, _MODS, _SWEEP)"
@@ -95,6 +113,9 @@ help:
 	@echo "                     (build/bench/bench.{txt,csv,png})"
 	@echo "  make arches        cross-build each arch with kprobes, ours and upstream"
 	@echo "                     (ARCHES='arm64 riscv' limits it; table + N passed)"
+	@echo "  make configs       ours in the config matrix (config/matrix/): builds,"
+	@echo "                     W=1 over our objects, the suites where it boots"
+	@echo "                     (CONFIGS='up noopt' limits it)"
 	@echo "  make arm64-test    arm64 kernel under QEMU: KUnit kprobes_test and the"
 	@echo "                     arch-neutral API cases"
 	@echo "  make itrace        where one hit's instructions go, by function"
@@ -158,6 +179,22 @@ test-preempt:
 	@$(MAKE) --no-print-directory PREEMPT=1 build
 	@$(MAKE) --no-print-directory PREEMPT=1 test-guest
 
+# The guest suites on a DISTRO=1 kernel (mitigations, stack protector,
+# KASLR, hardening), fully preemptible (this build also serves as CI's
+# preemptible kernel), on a CPU model the kernel must mitigate: QEMU's
+# EPYC (Zen 1) has Retbleed, so every ret goes through the untrained
+# return thunk; spectre_v2=retpoline and pti=on force the other two.
+# SRSO's safe-RET thunk is left off: without its microcode (none under
+# TCG) the kernel warns at boot, and a warning fails the run.
+DISTRO_ARGS ?= preempt=full pti=on spectre_v2=retpoline spec_rstack_overflow=off
+DISTRO_CPU  ?= -cpu EPYC
+export DISTRO_ARGS DISTRO_CPU
+test-distro:
+	@$(MAKE) --no-print-directory DISTRO=1 build
+	@KERNEL_ARGS="$${KERNEL_ARGS:-} $(DISTRO_ARGS)" \
+		QEMU_OPTS="$(DISTRO_CPU) $(QEMU_OPTS)" \
+		$(MAKE) --no-print-directory DISTRO=1 test-guest
+
 # Debian's perf and bpftrace against this IMPL's kernel (harness/clients.sh)
 test-clients: build
 	@MEM=$(if $(filter command line,$(origin MEM)),$(MEM),3G) $(H)/clients.sh
@@ -169,9 +206,13 @@ stress: build
 
 # Probe and registration cost of both implementations, side by side:
 # boots each kernel plainly and twice under -icount (harness/bench.sh).
+# BENCH_CONFIGS (default "default distro"): the distro kernels' row pairs.
 bench:
 	@$(MAKE) --no-print-directory IMPL=ours build
 	@$(MAKE) --no-print-directory IMPL=upstream build
+	@case " $${BENCH_CONFIGS:-default distro} " in *" distro "*) \
+		$(MAKE) --no-print-directory IMPL=ours DISTRO=1 build && \
+		$(MAKE) --no-print-directory IMPL=upstream DISTRO=1 build ;; esac
 	@$(H)/bench.sh
 
 # Cross-build every arch that has kprobes, both implementations, and
@@ -180,6 +221,11 @@ arches:
 	@IMPL=ours $(H)/tree.sh
 	@IMPL=upstream $(H)/tree.sh
 	@$(H)/arches.sh
+
+# Ours with one fragment of config/matrix/ each: KPROBES=n, no function
+# tracer, no modules, SMP=n, no OPTPROBES (harness/configs.sh).
+configs:
+	@$(H)/configs.sh
 
 # Our core on arm64's backend: KUnit kprobes_test and the arch-neutral
 # module suites under qemu-system-aarch64 (harness/arm64.sh).

@@ -6,7 +6,9 @@ Reads OUT/log-{ours,upstream}-RUN.txt (guest consoles with "kpb: " lines
 from kprobes_bench.ko and bench.sh), prints one table -- each figure for
 ours, for upstream, and ours/upstream -- for the wall-clock run and for the
 -icount runs (instructions), and writes OUT/bench.txt, OUT/bench.csv and,
-with gnuplot, OUT/bench.png (the ratios as bars).
+with gnuplot, OUT/bench.png (the ratios as bars).  With BENCH_CONFIGS
+naming "distro" too, each figure has a second row from the distro-config
+kernels (OUT/log-{ours,upstream}-distro-RUN.txt).
 """
 import csv
 import os
@@ -138,10 +140,41 @@ def ratio(a, b):
     return None
 
 
+def tagged(impl, cfg):
+    """The log tag of one kernel: ours, upstream, ours-distro, ..."""
+    return impl if cfg == 'default' else '%s-%s' % (impl, cfg)
+
+
+def table_row(get, runs, icount, key, cfg):
+    """One figure on one config: (the text after the label, csv cells)."""
+    impls = [tagged(i, cfg) for i in IMPLS]
+    w = [get(i, 'wall', key) if 'wall' in runs else None for i in impls]
+    c = [get(i, icount[0], key) if icount else None for i in impls]
+    if all(v is None for v in w + c):
+        return None
+    rw, rc = ratio(*w), ratio(*c)
+    s = '%11s %11s %6s' % (fmt(w[0]), fmt(w[1]), fmt_ratio(rw))
+    rep = ''
+    if icount:
+        s += ' | %9s %9s %6s' % (fmt_insn(c[0]), fmt_insn(c[1]),
+                                 fmt_ratio(rc))
+        if len(icount) > 1:
+            diffs = []
+            for i in impls:
+                a, b = get(i, icount[0], key), get(i, icount[1], key)
+                if isinstance(a, int) and isinstance(b, int) and a:
+                    diffs.append(abs(a - b) / a)
+            rep = '%.1f%%' % (100 * max(diffs)) if diffs else '-'
+            s += ' %6s' % rep
+    return s, [w[0], w[1], rw, c[0], c[1], rc, rep]
+
+
 def main():
     out, runs = sys.argv[1], sys.argv[2:]
-    data = {(i, r): parse(os.path.join(out, 'log-%s-%s.txt' % (i, r)))
-            for i in IMPLS for r in runs}
+    configs = os.environ.get('BENCH_CONFIGS', 'default').split()
+    data = {(tagged(i, c), r): parse(os.path.join(
+                out, 'log-%s-%s.txt' % (tagged(i, c), r)))
+            for i in IMPLS for c in configs for r in runs}
     icount = [r for r in runs if r.startswith('icount')]
     lines, rows = [], []
     hdr = '%-48s %11s %11s %6s' % ('figure', 'ours', 'upstream', 'ratio')
@@ -155,31 +188,19 @@ def main():
     lines.append('-' * len(hdr))
     get = lambda i, r, k: (data.get((i, r)) or {}).get(k)
     for key, label, unit in ROWS:
-        w = [get(i, 'wall', k) if 'wall' in runs else None
-             for i, k in ((i, key) for i in IMPLS)]
-        c = [get(i, icount[0], key) if icount else None for i in IMPLS]
-        if all(v is None for v in w + c):
-            continue
-        rw, rc = ratio(*w), ratio(*c)
-        s = '%-48s %11s %11s %6s' % (label[:48], fmt(w[0]), fmt(w[1]),
-                                     fmt_ratio(rw))
-        rep = ''
-        if icount:
-            s += ' | %9s %9s %6s' % (fmt_insn(c[0]), fmt_insn(c[1]),
-                                     fmt_ratio(rc))
-            if len(icount) > 1:
-                diffs = []
-                for i in IMPLS:
-                    a, b = get(i, icount[0], key), get(i, icount[1], key)
-                    if isinstance(a, int) and isinstance(b, int) and a:
-                        diffs.append(abs(a - b) / a)
-                rep = '%.1f%%' % (100 * max(diffs)) if diffs else '-'
-                s += ' %6s' % rep
-        lines.append(s)
-        rows.append([key, label, unit, w[0], w[1], rw, c[0], c[1], rc, rep])
+        for cfg in configs:
+            row = table_row(get, runs, icount, key, cfg)
+            if row is None:
+                continue
+            if cfg != 'default':
+                label = '  [%s] %s' % (cfg, label)
+            s, cells = row
+            lines.append('%-48s %s' % (label[:48], s))
+            rows.append([key if cfg == 'default' else '%s@%s' % (key, cfg),
+                         label, unit] + cells)
     lines.append('')
     for key in INFO:
-        for i in IMPLS:
+        for i in [tagged(i, c) for c in configs for i in IMPLS]:
             for r in runs[:1] + icount[:1]:
                 v = get(i, r, key)
                 if v:

@@ -10,6 +10,9 @@
 # and writes build/bench/bench.{txt,csv,png}.
 #   BENCH_RUNS   which of the runs (default "wall icount1 icount2")
 #   BENCH_IMPLS  which kernels (default "ours upstream")
+#   BENCH_CONFIGS which configs (default "default distro": each figure also
+#                on the DISTRO=1 kernels, config/distro.config, booted as
+#                make test-distro boots them: DISTRO_ARGS, DISTRO_CPU)
 #   BENCH_N, BENCH_KN, BENCH_LOOPS, BENCH_ONLY, BENCH_SCALE_S: passed to
 #                the guest (see bench.sh there)
 . "$(dirname "$0")/common.sh"
@@ -19,27 +22,35 @@ mkdir -p "$out" "$LOGS"
 runs=${BENCH_RUNS:-wall icount1 icount2}
 src=$REPO/tools/testing/selftests/kprobes/bench
 
+configs=${BENCH_CONFIGS:-default distro}
+for cfg in $configs; do
 for impl in ${BENCH_IMPLS:-ours upstream}; do
 	export IMPL=$impl KSRC=$BUILD/tree-$impl
-	export KOBJ=$KSRC/_build
-	[ -f "$KOBJ/arch/x86/boot/bzImage" ] || die "build first: make IMPL=$impl"
+	export KOBJ=$KSRC/_build tag=$impl args=${KERNEL_ARGS:-} mk= qopts=
+	if [ "$cfg" = distro ]; then
+		KOBJ=$KSRC/_build_distro tag=$impl-distro mk=" DISTRO=1"
+		args="$args $DISTRO_ARGS" qopts="$DISTRO_CPU"
+	fi
+	[ -f "$KOBJ/arch/x86/boot/bzImage" ] ||
+		die "build first: make IMPL=$impl$mk"
 	mod=$(extmod "$src" bench)
 	dir=$(mktemp -d)
 	cp "$mod/kprobes_bench.ko" "$mod/kpt_uconsumer.ko" "$src/bench.sh" "$dir/"
 	for run in $runs; do
 		opts=
 		case $run in icount*) opts="-icount shift=0" ;; esac
-		say "bench: $impl, $run${opts:+ ($opts)}"
+		say "bench: $tag, $run${opts:+ ($opts)}"
 		t0=$(date +%s)
 		# shellcheck disable=SC2016
-		RUN_NAME=bench-$run QEMU_OPTS="$opts ${QEMU_OPTS:-}" DIR=$dir \
-			TIMEOUT=${TIMEOUT:-3600} \
+		RUN_NAME=bench-$run QEMU_OPTS="$qopts $opts ${QEMU_OPTS:-}" DIR=$dir \
+			TIMEOUT=${TIMEOUT:-3600} KERNEL_ARGS=$args \
 			CMD="BENCH_N='${BENCH_N:-1000 10000}' BENCH_KN='${BENCH_KN:-1000}' BENCH_LOOPS=${BENCH_LOOPS:-20000} BENCH_ONLY=${BENCH_ONLY:-} BENCH_SCALE_S=${BENCH_SCALE_S:-120} sh bench.sh" \
-			"$H/boot.sh" exec > "$out/console-$impl-$run.txt" 2>&1 ||
-			echo "  (the $impl $run boot failed: see $out/console-$impl-$run.txt)"
-		cp "$LOGS/bench-$run-$impl.log" "$out/log-$impl-$run.txt" 2>/dev/null || true
-		say "bench: $impl, $run took $(( $(date +%s) - t0 ))s"
+			"$H/boot.sh" exec > "$out/console-$tag-$run.txt" 2>&1 ||
+			echo "  (the $tag $run boot failed: see $out/console-$tag-$run.txt)"
+		cp "$LOGS/bench-$run-$impl.log" "$out/log-$tag-$run.txt" 2>/dev/null || true
+		say "bench: $tag, $run took $(( $(date +%s) - t0 ))s"
 	done
 	rm -rf "$dir"
 done
-python3 "$H/bench.py" "$out" $runs
+done
+BENCH_CONFIGS=$configs python3 "$H/bench.py" "$out" $runs

@@ -7,7 +7,9 @@ mkdir -p "$LOGS"
 log=$LOGS/kbuild-$IMPL.log
 say "building Linux $(make -s -C "$KSRC" kernelversion) ($IMPL) in ${KOBJ#"$REPO"/}"
 start=$(date +%s)
-if ! kmake bzImage modules > "$log" 2>&1; then
+targets=(bzImage)
+grep -q '^CONFIG_MODULES=y' "$KOBJ/.config" && targets+=(modules)
+if ! kmake "${targets[@]}" > "$log" 2>&1; then
 	grep -E 'error|Error|warning:' "$log" | head -40 >&2
 	die "kernel build failed; full log: $log"
 fi
