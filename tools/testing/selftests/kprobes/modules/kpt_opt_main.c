@@ -277,7 +277,18 @@ static int looper(void *data)
 			atomic64_inc(&bad);
 		atomic64_inc(&calls);
 		x++;
-		cond_resched();
+		/*
+		 * Sleep now and then, as real callers do: under full
+		 * preemption cond_resched() never switches voluntarily, and
+		 * upstream's optimizer, holding kprobe_mutex across
+		 * synchronize_rcu_tasks(), would then wait for these threads
+		 * to stop (kprobes_api's concurrent_hits_while_registering
+		 * shows that on its own).
+		 */
+		if (!(x & 1023))
+			usleep_range(50, 100);
+		else
+			cond_resched();
 	}
 	return 0;
 }
