@@ -266,6 +266,7 @@ static void kprobe_blacklist_add_table(unsigned long *start, unsigned long *end)
 	}
 }
 
+#ifdef CONFIG_MODULES
 /* remove every entry inside [start, end) (a module going away) */
 static void kprobe_blacklist_remove_range(unsigned long start, unsigned long end)
 {
@@ -278,6 +279,7 @@ static void kprobe_blacklist_remove_range(unsigned long start, unsigned long end
 		}
 	}
 }
+#endif
 
 static void kprobe_blacklist_init(void)
 {
@@ -419,6 +421,19 @@ int kprobe_text_reserved(unsigned long start, unsigned long end)
 	return ret;
 }
 
+/*
+ * A module's init text is freed once its init ran: an address there is
+ * probe-able only while the module is still coming up.
+ */
+static bool kprobe_module_init_freed(struct module *mod, unsigned long addr)
+{
+#ifdef CONFIG_MODULES
+	return within_module_init(addr, mod) && mod->state != MODULE_STATE_COMING;
+#else
+	return false;	/* no module text at all */
+#endif
+}
+
 static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 {
 	int ret = 0;
@@ -460,8 +475,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 			goto out;
 		}
 		/* init text that was already freed */
-		if (within_module_init(addr, *probed_mod) &&
-		    (*probed_mod)->state != MODULE_STATE_COMING) {
+		if (kprobe_module_init_freed(*probed_mod, addr)) {
 			module_put(*probed_mod);
 			*probed_mod = NULL;
 			ret = -ENOENT;
@@ -1323,6 +1337,8 @@ void kprobe_free_init_mem(void)
 	kprobes_kill_range(in_core_init_text, NULL);
 }
 
+#ifdef CONFIG_MODULES
+
 static bool in_module_text(unsigned long addr, void *data)
 {
 	struct module *mod = data;
@@ -1391,6 +1407,17 @@ static struct notifier_block kprobe_module_nb = {
 	.notifier_call = kprobes_module_callback,
 	.priority = 0,
 };
+
+static int __init kprobes_module_init(void)
+{
+	return register_module_notifier(&kprobe_module_nb);
+}
+#else	/* !CONFIG_MODULES: no module text, nothing to follow */
+static int __init kprobes_module_init(void)
+{
+	return 0;
+}
+#endif	/* CONFIG_MODULES */
 
 /* ---- kretprobes and their instance pools ----------------------------------------- */
 
@@ -1987,7 +2014,7 @@ static int __init init_kprobes(void)
 	if (!err)
 		err = kprobes_classic_init();
 	if (!err)
-		err = register_module_notifier(&kprobe_module_nb);
+		err = kprobes_module_init();
 	kprobes_initialized = !err;
 	return err;
 }
