@@ -637,10 +637,14 @@ static int __trace_wprobe_create(int argc, const char *argv[])
 			goto out_free;
 	}
 	if (!event) {
+		/*
+		 * An event name has MAX_EVENT_NAME_LEN bytes: keep 48 of the
+		 * symbol so that "w_", "_" and a 32-bit offset still fit.
+		 */
 		if (sym[0] && tw->wp.offset)
-			snprintf(buf, sizeof(buf), "w_%s_%u", sym, tw->wp.offset);
+			snprintf(buf, sizeof(buf), "w_%.48s_%u", sym, tw->wp.offset);
 		else if (sym[0])
-			snprintf(buf, sizeof(buf), "w_%s", sym);
+			snprintf(buf, sizeof(buf), "w_%.48s", sym);
 		else
 			snprintf(buf, sizeof(buf), "w_0x%lx",
 				 (unsigned long)tw->wp.addr);
