@@ -51,6 +51,24 @@ peer_ftracetest() {
 		echo "# not run: $1: $2"
 		shift 2
 	done
+	# ftracetest skips a case (UNSUPPORTED, UNTESTED) when this kernel
+	# lacks what the case's "# requires:" line names (a config without the
+	# function tracer has no fprobes): each skip says so, as ours must
+	for _f in $_cases; do
+		printf '%s\t%s\n' \
+			"$(sed -n 's/^# description: *//p' "$_f" | head -n 1)" \
+			"$(sed -n 's/^# requires: *//p' "$_f" | head -n 1)"
+	done > /tmp/ftracetest-why
 	# shellcheck disable=SC2086
-	./ftracetest -K -v -l /tmp/ftracetest-logs $_cases
+	{ ./ftracetest -K -v -l /tmp/ftracetest-logs $_cases; echo $? > /tmp/ftracetest-rc; } |
+	awk -F'\t' 'NR == FNR { why[$1] = $2; next }
+		/^ok [0-9]+ .* # SKIP$/ {
+			d = $0; sub(/^ok [0-9]+ /, "", d); sub(/ # SKIP$/, "", d)
+			r = why[d]; gsub(/#/, "", r)
+			if (r == "") r = "the case found something it needs missing"
+			else r = "the kernel lacks what it requires: " r
+			print $0 " this boot: " r; next
+		}
+		{ print }' /tmp/ftracetest-why -
+	return "$(cat /tmp/ftracetest-rc)"
 }

@@ -645,6 +645,9 @@ static int t_batch_register(void)
 	return kpt_failed;
 }
 
+#define KPT_NO_FTRACE_SITES \
+	"this boot: no kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE is off)"
+
 /*
  * An ftrace site moves between our two ftrace_ops as a post_handler comes
  * and goes (the IPMODIFY one only while a probe there has one): every
@@ -656,6 +659,8 @@ static int t_ftrace_ops_switch(void)
 	struct kprobe kp1, kp2;
 	int want = 3 * 31 + 4;
 
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
 	init_probe(&kp1);
 	kp1.addr = (kprobe_opcode_t *)kpt_target;
 	kp1.pre_handler = pre_record;
@@ -993,6 +998,8 @@ static int t_alternatives_lock_prefix(void)
 {
 	static void (*volatile call_lock)(long *) = kpt_asm_lock;
 	bool up = num_online_cpus() == 1 && num_possible_cpus() > 1;
+	/* a CONFIG_SMP=n kernel has no LOCK_PREFIX: a plain 3-byte incq */
+	int len = IS_ENABLED(CONFIG_SMP) ? 4 : 3;
 	struct kprobe kp;
 	long v = 5;
 
@@ -1000,8 +1007,10 @@ static int t_alternatives_lock_prefix(void)
 	kp.addr = (kprobe_opcode_t *)((char *)call_lock + kpt_asm_lock_off);
 	kp.pre_handler = pre_record;
 	kp.post_handler = post_record;
-	pr_info("# %s boot: lock prefix %s (byte %02x)\n",
-		up ? "uniprocessor" : "SMP",
+	pr_info("# %s: lock prefix %s (byte %02x)\n",
+		!IS_ENABLED(CONFIG_SMP) ? "CONFIG_SMP=n kernel" :
+		up ? "uniprocessor boot" : "SMP boot",
+		!IS_ENABLED(CONFIG_SMP) ? "not built" :
 		up ? "owned by alternatives" : "fixed", *(u8 *)kp.addr);
 	if (up && upstream && !register_kprobe(&kp)) {
 		unregister_kprobe(&kp);
@@ -1022,8 +1031,8 @@ static int t_alternatives_lock_prefix(void)
 	KPT_EXPECT_EQ(v, 6);
 	KPT_EXPECT_EQ(h.pre, 1);
 	KPT_EXPECT_EQ(h.post, 1);
-	/* post_handler sees the IP after the 4-byte lock incq (%rdi) */
-	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kp.addr + 4);
+	/* post_handler sees the IP after the (lock) incq (%rdi) */
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kp.addr + len);
 	return kpt_failed;
 }
 
