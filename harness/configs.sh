@@ -84,8 +84,9 @@ for v in $want; do
 	else
 		nw1=$(grep -c ': warning:' "$w1" || true)
 	fi
-	[ $st -eq 0 ] && [ "$nw1" -eq 0 ]
-	check "$v" "W=1 over ${#objs[@]} objects: $nw1 warnings (${w1#"$REPO"/})" $?
+	ok=1
+	[ $st -eq 0 ] && [ "$nw1" -eq 0 ] && ok=0
+	check "$v" "W=1 over ${#objs[@]} objects: $nw1 warnings (${w1#"$REPO"/})" $ok
 	res=-
 	if [[ " $boot " == *" $v "* ]]; then
 		smp=2
