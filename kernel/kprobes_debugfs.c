@@ -33,7 +33,7 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 {
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset = 0;
-	void *addr = kprobe_shown_addr(m, p->addr);
+	unsigned long addr = kprobe_shown_addr(m, p->addr);
 	const char *sym = NULL;
 	char *modname = NULL;
 
@@ -41,10 +41,11 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 		sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset,
 				      &modname, namebuf);
 	if (sym)
-		seq_printf(m, "%px  %c  %s+0x%lx  %s ", addr, kprobe_type_char(p),
-			   sym, offset, modname ? modname : " ");
+		seq_printf(m, "%0*lx  %c  %s+0x%lx  %s ", KPROBE_ADDR_WIDTH, addr,
+			   kprobe_type_char(p), sym, offset, modname ? modname : " ");
 	else
-		seq_printf(m, "%px  %c  %px ", addr, kprobe_type_char(p), addr);
+		seq_printf(m, "%0*lx  %c  %0*lx ", KPROBE_ADDR_WIDTH, addr,
+			   kprobe_type_char(p), KPROBE_ADDR_WIDTH, addr);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
@@ -94,8 +95,9 @@ static int blacklist_show(struct seq_file *m, void *v)
 
 	guard(mutex)(&kprobe_mutex);
 	list_for_each_entry(ent, &kprobe_blacklist, list)
-		seq_printf(m, "0x%px-0x%px\t%ps\n",
+		seq_printf(m, "0x%0*lx-0x%0*lx\t%ps\n", KPROBE_ADDR_WIDTH,
 			   kprobe_shown_addr(m, (void *)ent->start_addr),
+			   KPROBE_ADDR_WIDTH,
 			   kprobe_shown_addr(m, (void *)ent->end_addr),
 			   (void *)ent->start_addr);
 	return 0;

@@ -136,8 +136,12 @@ int uprobe_site_attach(struct uprobe_point *pp, struct mm_struct *mm)
 	site->iu = uprobe_register(inode, site->offset, 0, &site->uc);
 	if (IS_ERR(site->iu)) {
 		ret = PTR_ERR(site->iu);
-		/* an instruction the engine will not step: not an internal code */
-		if (ret == -ENOTSUPP)
+		/*
+		 * The engine refuses an instruction it will not step with a
+		 * kernel-internal code (linux/errno.h's block from EBADHANDLE
+		 * up, "not supported" among them), never meant for a caller.
+		 */
+		if (ret <= -EBADHANDLE)
 			ret = -EOPNOTSUPP;
 		goto out_put;
 	}

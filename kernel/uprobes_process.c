@@ -122,9 +122,10 @@ void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs)
 	/*
 	 * The engine runs consumer handlers under RCU tasks trace (so that
 	 * they may sleep); the probe list is read in that flavour and
-	 * unregistration waits for it (uprobe_site_sync()).
+	 * unregistration waits for it (uprobe_site_sync()).  That read side
+	 * is the engine's to assert (kernel/events/uprobes.c), hence "true".
 	 */
-	list_for_each_entry_rcu(u, &pp->probes, list, rcu_read_lock_trace_held())
+	list_for_each_entry_rcu(u, &pp->probes, list, true)
 		if (READ_ONCE(u->state) == UPROBE_ACTIVE)
 			u->handler(u, regs);
 }

@@ -646,9 +646,9 @@ void wprobes_list_show(struct seq_file *m)
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset;
 	struct wprobe *wp;
+	unsigned long addr;
 	char *modname;
 	const char *sym;
-	void *addr;
 
 	guard(mutex)(&wprobe_mutex);
 	list_for_each_entry(wp, &wprobe_list, list) {
@@ -659,10 +659,11 @@ void wprobes_list_show(struct seq_file *m)
 					      &offset, &modname, namebuf);
 		addr = kprobe_shown_addr(m, wp->addr);
 		if (sym)
-			seq_printf(m, "%px  w  %s+0x%lx  %s ", addr, sym, offset,
-				   modname ? modname : " ");
+			seq_printf(m, "%0*lx  w  %s+0x%lx  %s ", KPROBE_ADDR_WIDTH,
+				   addr, sym, offset, modname ? modname : " ");
 		else
-			seq_printf(m, "%px  w  %px ", addr, addr);
+			seq_printf(m, "%0*lx  w  %0*lx ", KPROBE_ADDR_WIDTH, addr,
+				   KPROBE_ADDR_WIDTH, addr);
 		seq_printf(m, "len=%u %s %s%s%s\n", wp->len,
 			   wprobe_type_names[wp->type],
 			   wp->state == WPROBE_STATE_GONE ? "[GONE]" : "",

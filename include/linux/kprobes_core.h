@@ -401,16 +401,43 @@ static inline int kprobe_ftrace_update(bool ipmodify, unsigned long *add,
 
 static inline void kprobe_ftrace_walk_sync(void) { }
 #endif
+/*
+ * kernel/kprobes.c's registration, for kernel/kprobes_kretprobes.c: what a
+ * batch waits for besides its pokes (see __kprobe_batch_commit()).
+ */
+enum kprobe_wait {
+	KPROBE_WAIT_NONE,	/* nothing: only arming, or sites to free */
+	KPROBE_WAIT_HITS,	/* hits under way: probes were taken off sites */
+	KPROBE_WAIT_GP,		/* a full RCU grace period (kretprobe instances) */
+};
+
+extern bool kprobes_initialized;
+kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
+				const char *symbol_name, unsigned long offset,
+				bool *on_entry);
+void __unregister_kprobes(struct kprobe **kps, int num,
+			  enum kprobe_wait wait);
+
 #ifdef CONFIG_KRETPROBES
 void kretprobe_trampoline_callback(struct pt_regs *regs);
 /*
  * A kretprobe's entry probe and instance pool: the core's own
- * (kernel/kprobes.c), or a rethook's (kernel/kprobes_classic.c).
+ * (kernel/kprobes_kretprobes.c), or a rethook's (kernel/kprobes_classic.c).
  */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
 int kretprobe_pool_create(struct kretprobe *rp);
 void kretprobe_orphan(struct kretprobe *rp);
 void kretprobe_release(struct kretprobe *rp);
+
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
 #endif
 #endif /* CONFIG_KPROBES */
 /*
@@ -418,9 +445,13 @@ void kretprobe_release(struct kretprobe *rp);
  * /proc/kallsyms decides, kptr_restrict included); others read zeros.
  * Kprobes' and wprobes' lines alike.
  */
-static inline void *kprobe_shown_addr(struct seq_file *m, void *addr)
+static inline unsigned long kprobe_shown_addr(struct seq_file *m,
+					      const void *addr)
 {
-	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
+	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
 }
+
+/* an address in those files: every hex digit, zero-padded (as %px prints) */
+#define KPROBE_ADDR_WIDTH	((int)(2 * sizeof(void *)))
 
 #endif /* _LINUX_KPROBES_CORE_H */

@@ -10,9 +10,14 @@ _n=0
 
 plan() { echo "KTAP version 1"; echo "1..$1"; }
 # result NAME STATUS: ok if STATUS is 0
+# result NAME... STATUS: a KTAP line for NAME; a long name may be given in
+# several words (over several lines), which are joined with spaces
 result() {
+	_name=$1
+	shift
+	while [ $# -gt 1 ]; do _name="$_name $1"; shift; done
 	_n=$((_n + 1))
-	if [ "$2" -eq 0 ]; then echo "ok $_n $1"; else echo "not ok $_n $1"; fi
+	if [ "$1" -eq 0 ]; then echo "ok $_n $_name"; else echo "not ok $_n $_name"; fi
 }
 # check NAME CMD...: runs CMD, ok if it succeeds
 check() { _name=$1; shift; "$@" > /dev/null 2>&1; result "$_name" $?; }

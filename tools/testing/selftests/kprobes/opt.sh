@@ -51,7 +51,8 @@ said "cmd skipcall" | grep -q "skipcall: 0 "
 st=$?
 if [ $st -ne 0 ] && [ -n "$upstream" ]; then
 	skip "optimized: a pre_handler that moves ip is obeyed" \
-		"upstream differs: the moved ip was not obeyed ($(said "cmd skipcall" | sed 's/.*skipcall: //'))"
+		"upstream differs: the moved ip was not obeyed ($(said "cmd skipcall" |
+			sed 's/.*skipcall: //'))"
 else
 	result "optimized: a pre_handler that moves ip is obeyed" $st
 fi
@@ -61,7 +62,8 @@ if [ -z "$upstream" ]; then
 	result "optimized: a stack trace from the handler shows the function and its caller" $?
 else
 	skip "optimized: a stack trace from the handler shows the function and its caller" \
-		"upstream differs: $(said "trace opt" | sed 's/.*trace opt: //'), it stops in the detour"
+		"upstream differs: $(said "trace opt" | sed 's/.*trace opt: //'), it stops" \
+		"in the detour"
 fi
 
 echo 0 > $S
@@ -87,7 +89,8 @@ if [ -z "$upstream" ]; then
 	said "cmd snap int3" | grep -q "post 1)"
 	result "the post_handler ran" $?
 else
-	skip "the post_handler ran" "upstream differs: $(said "cmd snap int3" | sed 's/.*(//; s/)//')"
+	skip "the post_handler ran" \
+		"upstream differs: $(said "cmd snap int3" | sed 's/.*(//; s/)//')"
 fi
 cmd unpost
 optimized; result "post_handler gone: [OPTIMIZED] again" $?
@@ -106,7 +109,8 @@ st=$?
 if [ -z "$upstream" ]; then
 	result "inner probe gone: [OPTIMIZED] again" $st
 else
-	skip "inner probe gone: [OPTIMIZED] again" "upstream differs: optimized again: $([ $st -eq 0 ] && echo yes || echo no)"
+	skip "inner probe gone: [OPTIMIZED] again" \
+		"upstream differs: optimized again: $([ $st -eq 0 ] && echo yes || echo no)"
 fi
 
 cmd compare

@@ -70,7 +70,8 @@ st=$?
 [ $st = 0 ] || grep '  w  ' $D/list | sed 's/^/# /'
 result "wprobe_example loads, listed with type w" $st
 echo 1 > $K; echo "$old" > $K
-dmesg | grep -q "<kptr_restrict> written by do_proc_dointvec_minmax_conv+0x[0-9a-f]*/0x[0-9a-f]*, now 0x1 (write #1)" &&
+w1="<kptr_restrict> written by do_proc_dointvec_minmax_conv+0x[0-9a-f]*/0x[0-9a-f]*"
+dmesg | grep -q "$w1, now 0x1 (write #1)" &&
 	dmesg | grep -q "now 0x$old (write #2)"
 st=$?
 [ $st = 0 ] || dmesg | grep wprobe_example | sed 's/^/# /'

@@ -54,9 +54,11 @@ NO_API="stock 6.12 has no register_uprobe()"
 
 # --- cases -----------------------------------------------------------------
 # On failure, result_r also shows the target's last reply and the slots.
+# result_r NAME... STATUS: result, with the driver's state on a failure
 result_r() {
-	[ "$2" -eq 0 ] || { diag "last reply: $R"; grep -v "hits=0 " $C | sed 's/^/# /'; }
-	result "$1" "$2"
+	eval "_st=\${$#}"
+	[ "$_st" -eq 0 ] || { diag "last reply: $R"; grep -v "hits=0 " $C | sed 's/^/# /'; }
+	result "$@"
 }
 
 c_register() {
@@ -72,7 +74,8 @@ c_hits() {
 	ta call lea 100
 	[ "$R" = "sum 5050 bad 0" ] && [ "$(sg 0 hits)" = 100 ] &&
 		[ "$(sg 0 ip)" = "$A_lea" ] && [ "$(sg 0 di)" = 99 ]
-	result_r "100 calls: 100 hits in the probed thread, ip == vaddr, di == the argument, results intact" $?
+	result_r "100 calls: 100 hits in the probed thread, ip == vaddr, di == the argument," \
+		"results intact" $?
 }
 c_other_process() {
 	tb call lea 50
@@ -118,12 +121,14 @@ c_kinds() {
 	i=1
 	for f in push riprel call jcc; do
 		eval a=\$A_$f
-		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f: $(grep "^$i " $C)"; }
+		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f:" \
+			"$(grep "^$i " $C)"; }
 		ctl unreg $i
 		[ "$(byte "$PA" "$a")" != cc ] || { ok=1; diag "$f: int3 left"; }
 		i=$((i + 1))
 	done
-	result_r "push, call, jcc (emulated) and a RIP-relative load (stepped): exact hits, results intact, text restored" $ok
+	result_r "push, call, jcc (emulated) and a RIP-relative load (stepped): exact hits," \
+		"results intact, text restored" $ok
 }
 c_sleep() {
 	ctl set 1 "$PA" "$A_riprel" sleep; ctl reg 1
@@ -168,11 +173,12 @@ c_delayed_reg() {
 }
 c_delayed_unreg() {
 	ctl set 1 "$PA" "$A_call" selfunreg; ctl reg 1
-	ta call call 5
+	ta call "call" 5
 	[ "$R" = "sum 20 bad 0" ] && [ "$(sg 1 hits)" = 1 ] &&
 		[ "$(sg 1 cbunreg)" = 1 ] && [ "$(sg 1 cbres)" = 0 ] &&
 		[ "$(byte "$PA" "$A_call")" = e8 ] && ! grep -q " $A_call " $L
-	result_r "a handler unregisters its own probe: one callback (0, 0), no more hits, text restored" $?
+	result_r "a handler unregisters its own probe: one callback (0, 0), no more hits, text" \
+		"restored" $?
 	ctl unreg 1
 }
 c_delayed_fail() {
@@ -245,15 +251,19 @@ c_coexist() {
 	ctl reset 0
 	ev_on; ta call lea 30
 	r=0; n=$(ev_count)
-	[ "$n" = 30 ] && [ "$(sg 0 hits)" = 30 ] || { r=1; diag "both: events $n, hits $(sg 0 hits)"; }
+	[ "$n" = 30 ] && [ "$(sg 0 hits)" = 30 ] || { r=1; diag "both: events $n, hits" \
+		"$(sg 0 hits)"; }
 	ev_off; ta call lea 10
-	[ "$(sg 0 hits)" = 40 ] && [ "$(byte "$PA" "$A_lea")" = cc ] || { r=1; diag "events removed: hits $(sg 0 hits)"; }
+	[ "$(sg 0 hits)" = 40 ] && [ "$(byte "$PA" "$A_lea")" = cc ] || { r=1; diag "events" \
+		"removed: hits $(sg 0 hits)"; }
 	ev_on; ctl unreg 0; ta call lea 10
 	n=$(ev_count)
-	[ "$n" = 10 ] && [ "$(sg 0 hits)" = 40 ] || { r=1; diag "ours removed: events $n, hits $(sg 0 hits)"; }
+	[ "$n" = 10 ] && [ "$(sg 0 hits)" = 40 ] || { r=1; diag "ours removed: events $n, hits" \
+		"$(sg 0 hits)"; }
 	ev_off
 	[ "$(byte "$PA" "$A_lea")" = 48 ] || { r=1; diag "int3 left"; }
-	result_r "a uprobe_events probe at the same address: both see every hit, removing either leaves the other" $r
+	result_r "a uprobe_events probe at the same address: both see every hit, removing either" \
+		"leaves the other" $r
 }
 c_exec() {
 	ctl set 1 "$PA" "$A_lea" count; ctl reg 1
@@ -284,7 +294,8 @@ c_churn() {
 	wait $j
 	[ "${R#* bad }" = 0 ] && [ "$(sg 3 churnok)" = 200 ] && [ "$(sg 3 churnfail)" = 0 ] &&
 		! grep -q "^$PA " $L && [ "$(byte "$PA" "$A_lea")" = 48 ]
-	result_r "200 register/unregister rounds while the target runs threads and forks: results intact, nothing left" $?
+	result_r "200 register/unregister rounds while the target runs threads and forks: results" \
+		"intact, nothing left" $?
 }
 c_exit_race() {
 	ok=0 i=0
@@ -298,7 +309,8 @@ c_exit_race() {
 		i=$((i + 1))
 	done
 	[ "$(nlist)" = 0 ] || ok=1
-	result_r "registrations racing the target's exec and exit: 0, or an errno (before exec the pid is a shell), nothing left" $ok
+	result_r "registrations racing the target's exec and exit: 0, or an errno (before exec" \
+		"the pid is a shell), nothing left" $ok
 }
 c_sample() {
 	dmesg -c > /dev/null
@@ -325,7 +337,10 @@ if [ $HAVE = 1 ]; then
 	for c in $API_CASES; do $c; done
 else
 	i=0
-	while [ $i -lt $n_api ]; do skip "per-process uprobes case $((i + 1))" "$NO_API"; i=$((i + 1)); done
+	while [ $i -lt $n_api ]; do
+		skip "per-process uprobes case $((i + 1))" "$NO_API"
+		i=$((i + 1))
+	done
 fi
 echo exit >&3
 exec 3>&- 4<&- 5>&- 6<&- 2> /dev/null

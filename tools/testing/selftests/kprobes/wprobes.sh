@@ -24,17 +24,22 @@ nw() { wlist | wc -l; }
 # kernel or boot with one CPU (make configs' CONFIG_SMP=n row)
 need_cpu1() {
 	[ "$(cat $CPU1 2> /dev/null)" = 1 ] && return 0
-	skip "$1" "this boot: needs a second CPU online"
+	skip "$*" "this boot: needs a second CPU online"
 	return 1
 }
 
+# result_r NAME... STATUS: result, with the driver's state on a failure
 result_r() {
-	[ "$2" -eq 0 ] || {
+	eval "_st=\${$#}"
+	[ "$_st" -eq 0 ] || {
 		grep -v "hits=0 .*state=free" $C | sed 's/^/# /'
 		wlist | sed 's/^/# list: /'
-		[ -n "$EVDIAG" ] && { cat $T/wprobe_events $T/wprobe_profile $T/error_log; grep -v '^#' $T/trace | head -5; } | sed 's/^/# ev: /'
+		[ -n "$EVDIAG" ] && {
+			cat $T/wprobe_events $T/wprobe_profile $T/error_log
+			grep -v '^#' $T/trace | head -5
+		} | sed 's/^/# ev: /'
 	}
-	result "$1" "$2"
+	result "$@"
 }
 
 # wait_state SLOT STATE: up to 5 s for the re-arm work (a workqueue)
@@ -65,7 +70,8 @@ c_write() {
 	ctl store 100 7; ctl load 50
 	[ "$(sg 0 ret)" = 0 ] && [ "$(sg 0 hits)" = 100 ] &&
 		[ "$(sg 0 ip)" = "$(addr store_after)" ] && [ "$(sg 0 val)" = 7 ]
-	result_r "write watchpoint: 100 stores 100 hits, 50 loads none, ip after the store, the new value seen" $?
+	result_r "write watchpoint: 100 stores 100 hits, 50 loads none, ip after the store, the" \
+		"new value seen" $?
 }
 c_list() {
 	wlist | grep -q "  w  kpt_wp_var+0x0  kpt_wprobes len=4 w $"
@@ -96,7 +102,8 @@ c_exec() {
 	ctl unreg 2
 }
 c_cpus() {
-	need_cpu1 "armed on both CPUs: 40 stores on cpu0, 60 on cpu1, each counted where it ran" || return 0
+	need_cpu1 "armed on both CPUs: 40 stores on cpu0, 60 on cpu1, each counted where it" \
+		"ran" || return 0
 	ctl reset 0
 	ctl oncpu 0 store 40 1; ctl oncpu 1 store 60 2
 	[ "$(sg 0 cpu0)" = 40 ] && [ "$(sg 0 cpu1)" = 60 ]
@@ -117,10 +124,12 @@ c_missed() {
 	ctl kprobe off
 	[ "$(sed -n 's/.*kprobe=//p' $C)" = 0 ] && [ "$(sg 0 hits)" = 25 ] &&
 		[ "$(sg 0 missed)" = 25 ]
-	result_r "a write from a kprobe handler counts nmissed (25); the probed store itself still hits (25)" $?
+	result_r "a write from a kprobe handler counts nmissed (25); the probed store itself" \
+		"still hits (25)" $?
 }
 c_hotplug() {
-	need_cpu1 "cpu1 offline and back: watched again there, also by a wprobe registered while it was down" || return 0
+	need_cpu1 "cpu1 offline and back: watched again there, also by a wprobe registered while" \
+		"it was down" || return 0
 	ok=0
 	echo 0 > $CPU1 || ok=1
 	ctl reset 0
@@ -131,7 +140,8 @@ c_hotplug() {
 	ctl oncpu 1 storeall 20 1
 	[ $ok = 0 ] && [ "$(sg 0 cpu0)" = 10 ] && [ "$(sg 0 cpu1)" = 20 ] &&
 		[ "$(sg 3 cpu1)" = 20 ] && [ "$(sg 3 ret)" = 0 ]
-	result_r "cpu1 offline and back: watched again there, also by a wprobe registered while it was down" $?
+	result_r "cpu1 offline and back: watched again there, also by a wprobe registered while" \
+		"it was down" $?
 	ctl unreg 3
 }
 
@@ -170,7 +180,8 @@ c_full() {
 	ctl set 4 kpt_wp_var 4 w; ctl reg 4
 	[ "$(sg 1 ret)" = 0 ] && [ "$(nw)" = 4 ] && [ "$(sg 4 ret)" = -28 ] &&
 		[ "$(wlist)" = "$before" ]
-	result_r "register_wprobes() of 3 beside 1: 4 armed; a fifth gets -28 (ENOSPC), nothing changes" $?
+	result_r "register_wprobes() of 3 beside 1: 4 armed; a fifth gets -28 (ENOSPC), nothing" \
+		"changes" $?
 }
 
 # yield_case HOW: with 4 wprobes armed (slots 0..3), a task takes a register
@@ -191,7 +202,8 @@ yield_case() {
 		[ "$(sg 2 state)" = armed ] && [ "$(sg 3 hits)" = 0 ] && [ "$(sg 0 hits)" = 10 ] &&
 		wlist | grep -q "kpt_wp_more+0x10  kpt_wprobes len=8 w \[YIELDED\]$" &&
 		[ "$(wlist | grep -c YIELDED)" = 1 ]
-	result_r "$how takes a register from 4 wprobes: it works, the newest wprobe is [YIELDED] and counted, the others keep hitting" $?
+	result_r "$how takes a register from 4 wprobes: it works, the newest wprobe is [YIELDED]" \
+		"and counted, the others keep hitting" $?
 	wpu_release
 	wait_state 3 armed
 	ctl storeall 10 1
@@ -216,7 +228,8 @@ c_yield_disabled() {
 	result_r "it re-arms still disabled; enabled, it hits again" $?
 }
 c_unreg_hammer() {
-	need_cpu1 "unregister while cpu1 keeps storing: hits stop at once, the stores go on, nothing left" || { ctl unregn 1 3; ctl unreg 0; return 0; }
+	need_cpu1 "unregister while cpu1 keeps storing: hits stop at once, the stores go on," \
+		"nothing left" || { ctl unregn 1 3; ctl unreg 0; return 0; }
 	ctl unregn 1 3
 	ctl reset 0; ctl hammer 1
 	sleep 0.3
@@ -226,7 +239,8 @@ c_unreg_hammer() {
 	h2=$(sg 0 hits); n2=$(sed -n 's/^hammer=\([0-9]*\).*/\1/p' $C)
 	ctl stop
 	[ "$h1" -gt 0 ] && [ "$h1" = "$h2" ] && [ "$n2" -gt "$n1" ] && [ "$(nw)" = 0 ]
-	result_r "unregister while cpu1 keeps storing: hits stop at once ($h1), the stores go on, nothing left" $?
+	result_r "unregister while cpu1 keeps storing: hits stop at once ($h1), the stores go on," \
+		"nothing left" $?
 }
 
 # --- tracefs "w:" events -----------------------------------------------------
@@ -253,7 +267,8 @@ c_ev_write() {
 	[ $ok = 0 ] && [ "$n" = 5 ] && [ "$(trace_lines 'value=7 di=7 c="sh"')" = 5 ] &&
 		wlist | grep -q "  w  kpt_wp_var+0x0  kpt_wprobes len=4 w $" &&
 		grep -q '^w:wprobes/wp1 w@kpt_wp_var:4 $value di=%di:u32 c=$comm$' $WE
-	result_r "w: event: 5 stores 5 records at kpt_wp_store+.., \$value the new value, a register, $comm" $?
+	result_r "w: event: 5 stores 5 records at kpt_wp_store+.., \$value the new value, a" \
+		"register, $comm" $?
 }
 c_ev_profile() {
 	ctl store 3 1
@@ -292,13 +307,15 @@ c_ev_dynevent() {
 		[ "$(trace_lines 'w_kpt_wp_more_8: ')" = 2 ] &&
 		grep -q '^w:mygrp/wx x@kpt_wp_xfn$' $DE &&
 		wlist | grep -q "kpt_wp_more+0x8  kpt_wprobes len=8 w $"
-	result_r "dynamic_events: an x event (ip at the instruction) and a default-named w event (len 8)" $?
+	result_r "dynamic_events: an x event (ip at the instruction) and a default-named w event" \
+		"(len 8)" $?
 }
 c_ev_busy_delete() {
 	echo 1 > $EV/wp1/enable
 	echo '-:wprobes/wp1' >> $WE 2> /dev/null; busy=$?
 	echo 0 > $EV/wp1/enable
-	echo '-:wprobes/wp1' >> $WE && echo '-:mygrp/wx' >> $DE && echo '-:wprobes/w_kpt_wp_more_8' >> $DE
+	echo '-:wprobes/wp1' >> $WE && echo '-:mygrp/wx' >> $DE &&
+		echo '-:wprobes/w_kpt_wp_more_8' >> $DE
 	ok=$?
 	[ $busy != 0 ] && [ $ok = 0 ] && [ ! -d $EV/wp1 ] && wait_gone kpt_wp && [ -z "$(cat $WE)" ]
 	result_r "an enabled event cannot go; disabled, -: deletes it and frees its register" $?
@@ -337,7 +354,8 @@ c_gone() {
 	wlist | grep -q "  w  [0-9a-f]* len=4 w \[GONE\]$"; g=$?
 	ctl unreg 4
 	[ "$(sg 4 ret)" = 0 ] && [ "$h" = 1 ] && [ "$v" = 16 ] && [ $g = 0 ] && [ "$(nw)" = 0 ]
-	result_r "a watched module variable: its write hits; the module unloaded, the wprobe is [GONE]; unregister clears it" $?
+	result_r "a watched module variable: its write hits; the module unloaded, the wprobe is" \
+		"[GONE]; unregister clears it" $?
 }
 c_empty() {
 	[ "$(nw)" = 0 ] && rmmod kpt_wprobes
@@ -355,5 +373,8 @@ if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	for c in $CASES; do $c; done
 else
 	i=0
-	while [ $i -lt $n ]; do skip "wprobes case $((i + 1))" "stock 6.12 has no register_wprobe()"; i=$((i + 1)); done
+	while [ $i -lt $n ]; do
+		skip "wprobes case $((i + 1))" "stock 6.12 has no register_wprobe()"
+		i=$((i + 1))
+	done
 fi

@@ -56,12 +56,14 @@ uprobe_hits() {
 		echo 0 > $T/events/kpbu/$f/enable
 		echo "-:kpbu/$f" >> $T/uprobe_events
 		echo > $T/trace
-		kpb "hit uprobe_${f}_tracefs $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "events $n")"
+		kpb "hit uprobe_${f}_tracefs $(( (v - base) / LOOPS ))" \
+		    "$([ "$n" = "$LOOPS" ] || echo "events $n")"
 		insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$off"
 		v=$(timed)
 		n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
 		rmmod kpt_uconsumer
-		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" \
+		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
 			echo "set 0 $p $a fast" > $uc
 			echo "reg 0" > $uc
@@ -69,7 +71,8 @@ uprobe_hits() {
 			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
 			echo "unreg 0" > $uc
 			rmmod kpt_uprobes
-			kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+			kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
+			    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		fi
 	done
 	echo exit >&7

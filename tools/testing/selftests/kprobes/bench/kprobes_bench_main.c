@@ -66,10 +66,10 @@ static noinline long kpb_c(long x)
 	return x + 1;
 }
 
-static long (*volatile call_short)(long) = kpb_short;
-static long (*volatile call_mov)(long) = kpb_mov;
-static long (*volatile call_long)(long) = kpb_long;
-static long (*volatile call_c)(long) = kpb_c;
+long (*call_short)(long) = kpb_short;
+long (*call_mov)(long) = kpb_mov;
+long (*call_long)(long) = kpb_long;
+long (*call_c)(long) = kpb_c;
 
 /* A store to a watched word: the data watchpoints' target. */
 static u64 kpb_wvar;
@@ -80,7 +80,7 @@ static noinline long kpb_store(long x)
 	return x;
 }
 
-static long (*volatile call_store)(long) = kpb_store;
+long (*call_store)(long) = kpb_store;
 
 static atomic_long_t hits;
 

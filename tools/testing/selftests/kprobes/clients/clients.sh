@@ -89,12 +89,14 @@ result "bpftrace: one kprobe attaches and exits" $st
 # a wildcard goes through kprobe_multi (fprobe) where the kernel has it:
 # then bpftrace counts it as one probe
 attach 'kprobe:vfs_*'
-diag "bpftrace kprobe:vfs_* ($n functions): ${na:-no} probes attached (BEGIN included), run took $t s, $(awk -v a="$t" -v b="$t1" 'BEGIN { printf "%.2f", a - b }') s more than one kprobe"
+diag "bpftrace kprobe:vfs_* ($n functions): ${na:-no} probes attached (BEGIN included), run took" \
+	"$t s, $(awk -v a="$t" -v b="$t1" 'BEGIN { printf "%.2f", a - b }') s more than one kprobe"
 [ $st -eq 0 ] && [ "${na:-0}" -gt 1 ]
 result "bpftrace wildcard kprobe:vfs_* attaches and exits" $?
 # the same functions named one by one: one perf kprobe each, i.e. kprobes
 attach "$prog"
-diag "bpftrace $n vfs_* functions named: ${na:-no} probes attached (BEGIN included), run took $t s, $(awk -v a="$t" -v b="$t1" 'BEGIN { printf "%.2f", a - b }') s more than one kprobe"
+diag "bpftrace $n vfs_* functions named: ${na:-no} probes attached (BEGIN included), run took $t" \
+	"s, $(awk -v a="$t" -v b="$t1" 'BEGIN { printf "%.2f", a - b }') s more than one kprobe"
 [ $st -eq 0 ] && [ "${na:-0}" -eq $((n + 1)) ]
 result "bpftrace: $n vfs_* kprobes attached one by one" $?
 
@@ -135,14 +137,16 @@ if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
 	h2=$(seedhits)
 	diag "perf stat counted ${c:-none}; seed probe hits $h1, then $h2 after perf probe -d"
 	[ "$c" = 200 ] && [ "$h1" = 200 ] && [ "$h2" = 250 ]
-	result "perf probe -x and a register_uprobe() probe on one instruction: both count all 200 hits, the seed probe outlives perf's" $?
+	result "perf probe -x and a register_uprobe() probe on one instruction: both count all" \
+		"200 hits, the seed probe outlives perf's" $?
 
 	bpftrace -e "uprobe:$UB:ut_lea { @calls = count(); }" -c "sh /tmp/calls 100" > $OUT 2>&1
 	u=$(map calls)
 	h3=$(seedhits)
 	diag "bpftrace counted ${u:-none}; seed probe hits $h3"
 	[ "$u" = 100 ] && [ "$h3" = 350 ]
-	result "bpftrace uprobe and a register_uprobe() probe on one instruction: both count all 100 hits" $?
+	result "bpftrace uprobe and a register_uprobe() probe on one instruction: both count all" \
+		"100 hits" $?
 
 	echo "unreg 0" > $UC
 	perf probe -q -x $UB -a ut_lea > /dev/null 2>&1
@@ -151,9 +155,11 @@ if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
 	perf probe -q -d "probe_kpt_utarget:*" > /dev/null 2>&1
 	echo exit >&3; exec 3>&- 4<&-; wait
 	diag "perf stat counted ${c:-none} after the seed probe left; seed hits $(seedhits)"
-	[ "$c" = 30 ] && [ "$(seedhits)" = 350 ] && [ -z "$(cat /sys/kernel/debug/uprobes/list)" ] &&
+	[ "$c" = 30 ] && [ "$(seedhits)" = 350 ] &&
+		[ -z "$(cat /sys/kernel/debug/uprobes/list)" ] &&
 		rmmod kpt_uprobes
-	result "the seed probe unregistered: perf's probe on the same instruction still counts all 30" $?
+	result "the seed probe unregistered: perf's probe on the same instruction still counts" \
+		"all 30" $?
 else
 	for w in "perf probe -x beside a seed probe" "bpftrace uprobe beside a seed probe" \
 		"perf after the seed probe left"; do
@@ -169,7 +175,8 @@ if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	echo 'w:wpc w@kpt_wp_var:4 $value' >> $T/wprobe_events
 	perf stat -a -x, -e wprobes:wpc -- sh -c "echo 'store 200 9' > $WC" > $OUT 2>&1
 	c=$(awk -F, '$3 == "wprobes:wpc" { print $1 }' $OUT)
-	perf record -q -a -e wprobes:wpc -o /tmp/perf.data -- sh -c "echo 'store 50 7' > $WC" > /dev/null 2>&1
+	perf record -q -a -e wprobes:wpc -o /tmp/perf.data -- \
+		sh -c "echo 'store 50 7' > $WC" > /dev/null 2>&1
 	perf script -i /tmp/perf.data > $OUT 2>&1
 	# the ip perf shows raw: the instruction after the store
 	sa=$(sed -n '1s/.* store_after=0x\([0-9a-f]*\).*/\1/p' $WC)
@@ -177,7 +184,8 @@ if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	diag "perf stat counted ${c:-none}; perf script shows ${r:-none} samples of 50"
 	[ "$c" = 200 ]; result "perf stat -a -e wprobes:wpc: all 200 stores counted" $?
 	[ "$r" = 50 ] || head -5 $OUT | sed 's/^/# perf script: /'
-	[ "$r" = 50 ]; result "perf record -e wprobes:wpc: 50 samples, each at the instruction after the store, value=7" $?
+	[ "$r" = 50 ]; result "perf record -e wprobes:wpc: 50 samples, each at the instruction" \
+		"after the store, value=7" $?
 
 	# three wprobes and the w: event hold all four debug registers
 	echo "set 1 kpt_wp_more 8 w" > $WC; echo "set 2 kpt_wp_more+8 8 w" > $WC
@@ -191,13 +199,16 @@ if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	y=$(grep "^3 " $WC | tr ' ' '\n' | sed -n 's/^yielded=//p')
 	ye=$(awk '$1 == "wpc" { print $4 }' $T/wprobe_profile)
 	sed 's/^/# perf stat: /' $OUT
-	diag "perf stat mem: counted ${c:-none}; the newest wprobe yielded ${y:-none} time(s), the w: event ${ye:-none}"
+	diag "perf stat mem: counted ${c:-none}; the newest wprobe yielded ${y:-none} time(s)," \
+		"the w: event ${ye:-none}"
 	echo "unregn 1 3" > $WC
 	echo '-:wprobes/wpc' >> $T/wprobe_events
 	[ "$c" = 30 ] && [ "$y" = 1 ] && [ "$ye" = 0 ] && rmmod kpt_wprobes
-	result "perf stat -e mem: with every debug register held by wprobes: the newest yields, perf counts all 30" $?
+	result "perf stat -e mem: with every debug register held by wprobes: the newest yields," \
+		"perf counts all 30" $?
 else
-	for w in "perf stat on a w: event" "perf record on a w: event" "perf mem: beside wprobes"; do
+	for w in "perf stat on a w: event" "perf record on a w: event" \
+		 "perf mem: beside wprobes"; do
 		skip "$w" "stock 6.12 has no wprobes"
 	done
 fi

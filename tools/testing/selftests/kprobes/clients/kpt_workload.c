@@ -13,13 +13,16 @@
 
 long kpt_sink;
 
-/* a real call each time: not inlined, and its effect not foldable */
-__attribute__((noinline)) long kpt_uprobe_target(long i)
+/* its effect is not foldable, and main() calls it through kpt_call */
+long kpt_uprobe_target(long i)
 {
 	kpt_sink += i;
 	__asm__ __volatile__("" : : "r" (kpt_sink) : "memory");
 	return kpt_sink;
 }
+
+/* global, so the compiler cannot assume it: a real call each time */
+long (*kpt_call)(long) = kpt_uprobe_target;
 
 int main(int argc, char **argv)
 {
@@ -32,7 +35,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		syscall(SYS_getppid);
 		syscall(SYS_close, -1);
-		kpt_uprobe_target(i);
+		kpt_call(i);
 	}
 	fd = open(argv[2], O_CREAT | O_WRONLY, 0600);
 	if (fd < 0)

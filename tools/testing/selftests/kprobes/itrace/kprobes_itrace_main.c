@@ -113,7 +113,8 @@ static int __init kit_init(void)
 	syms[5].name = what;
 	syms[5].addr = fn;
 	for (i = 0; i < ARRAY_SIZE(syms); i++)
-		pr_info("itrace: %s %px\n", syms[i].name, syms[i].addr);
+		pr_info("itrace: %s %016lx\n", syms[i].name,
+			(unsigned long)syms[i].addr);
 	pr_info("itrace: loop\n");
 	end = jiffies + secs * HZ;
 	while (time_before(jiffies, end)) {

@@ -10,8 +10,8 @@
  * (a jprobe there goes through ftrace), kps_argsN_nt() the same without
  * one (notrace: the int3 path).  They return a weighted sum of their
  * arguments, so a corrupted argument shows in the result.  Targets are
- * called through volatile pointers so the compiler can neither inline nor
- * specialise them.
+ * called through global pointers, whose value the compiler cannot assume,
+ * so it can neither inline nor specialise them.
  */
 #define pr_fmt(fmt) fmt
 
@@ -71,10 +71,10 @@ static noinline long kps_inner(long x)
 typedef long (*fn10_t)(ARGS10);
 typedef long (*fn21_t)(ARGS21);
 
-static fn10_t volatile call10[2] = { kps_args10, kps_args10_nt };
-static fn21_t volatile call21[2] = { kps_args21, kps_args21_nt };
-static long (*volatile call_inner)(long) = kps_inner;
-static long (*volatile call_load)(long *) = kps_load;
+fn10_t call10[2] = { kps_args10, kps_args10_nt };
+fn21_t call21[2] = { kps_args21, kps_args21_nt };
+long (*call_inner)(long) = kps_inner;
+long (*call_load)(long *) = kps_load;
 static const char * const site_name[2] = { "ftrace", "int3" };
 
 /* distinct values, a pointer among them */
@@ -154,7 +154,7 @@ static void init_probe(struct kprobe *kp, void *fn)
  */
 static void scribble(long *p)
 {
-	WRITE_ONCE(*(volatile long *)p, -1);
+	WRITE_ONCE(*p, -1);
 }
 
 static long j_args10(ARGS10)
@@ -208,7 +208,8 @@ static int jprobe_args10(int which)
 	init_values();
 	init_jprobe(&jp, call10[which], j_args10);
 	reset();
-	KPT_ASSERT_EQ(register_jprobe(&jp), 0);
+	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+		return 1;
 	/* without kprobes on ftrace the entry site is an int3 like the other */
 	KPT_EXPECT_EQ(kprobe_ftrace(&jp.kp),
 		      which == 0 && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE));
@@ -253,7 +254,8 @@ static int t_jprobe_stack_bound(void)
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call21[which], j_args21);
 		reset();
-		KPT_ASSERT_EQ(register_jprobe(&jp), 0);
+		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+			return 1;
 		got = call21[which](107, 207, 307, 407, 507, 607, 707, 807,
 				    907, 1007, 1107, 1207, 1307, 1407, 1507,
 				    1607, 1707, 1807, 1907, 2007, 2107);
@@ -276,7 +278,8 @@ static int t_jprobe_handler_returns(void)
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call10[which], j_args10_plain);
 		reset();
-		KPT_ASSERT_EQ(register_jprobe(&jp), 0);
+		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+			return 1;
 		KPT_EXPECT_EQ(c10(which), want10());
 		unregister_jprobe(&jp);
 		KPT_EXPECT_EQ(h.hits, 1);
@@ -354,7 +357,8 @@ static int t_jprobe_with_kprobe_and_kretprobe(void)
 		r4.handler = r_return;
 		r4.maxactive = 4;
 		reset();
-		KPT_ASSERT_EQ(register_jprobe(&j1), 0);
+		if (!KPT_EXPECT_EQ(register_jprobe(&j1), 0))
+			return 1;
 		KPT_EXPECT_EQ(register_kprobe(&k2), 0);
 		KPT_EXPECT_EQ(register_jprobe(&j3), 0);
 		KPT_EXPECT_EQ(register_kretprobe(&r4), 0);
@@ -401,7 +405,8 @@ static int t_jprobe_nested_nmissed(void)
 		init_jprobe(&outer, call10[which], j_calls_inner);
 		init_jprobe(&inner, call_inner, j_inner);
 		reset();
-		KPT_ASSERT_EQ(register_jprobe(&outer), 0);
+		if (!KPT_EXPECT_EQ(register_jprobe(&outer), 0))
+			return 1;
 		KPT_EXPECT_EQ(register_jprobe(&inner), 0);
 		KPT_EXPECT_EQ(c10(which), want10());
 		KPT_EXPECT_EQ(h.hits, 1);
@@ -454,7 +459,8 @@ static int t_jprobe_bad_input(void)
 
 	/* twice: refused, and the first registration still works */
 	reset();
-	KPT_ASSERT_EQ(register_jprobe(&jp), 0);
+	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+		return 1;
 	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
 	KPT_EXPECT_EQ(c10(1), want10());
 	KPT_EXPECT_EQ(h.hits, 1);
@@ -476,7 +482,8 @@ static int t_jprobe_batch_and_disable(void)
 	init_jprobe(&a, call10[0], j_args10);
 	init_jprobe(&b, call10[1], j_args10);
 	reset();
-	KPT_ASSERT_EQ(register_jprobes(jps, 2), 0);
+	if (!KPT_EXPECT_EQ(register_jprobes(jps, 2), 0))
+		return 1;
 	KPT_EXPECT_EQ(c10(0) + c10(1), 2 * want10());
 	KPT_EXPECT_EQ(h.hits, 2);
 	KPT_EXPECT_EQ(disable_jprobe(&a), 0);
@@ -539,7 +546,8 @@ static int t_jprobe_unregister_while_running(void)
 		atomic_set(&handled, 0);
 		atomic_set(&bad_results, 0);
 		WRITE_ONCE(stop_calls, false);
-		KPT_ASSERT_EQ(register_jprobe(&jp), 0);
+		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+			return 1;
 		t = kthread_create(slow_caller, (void *)(long)which, "kps_caller");
 		if (IS_ERR(t)) {
 			unregister_jprobe(&jp);
@@ -611,7 +619,8 @@ static int fault_case(int which, long *ptr, bool fixes,
 	fault_ptr = ptr;
 	fault_fixes = fixes;
 	reset();
-	KPT_ASSERT_EQ(register_kprobe(&kp), 0);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
 	KPT_EXPECT_EQ(c10(which), want10());
 	unregister_kprobe(&kp);
 	pr_info("# %s site, trap %d\n", site_name[which], trapnr);
@@ -637,7 +646,9 @@ static int t_fault_handler_pf(void)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
-	KPT_ASSERT(area);
+	if (!KPT_EXPECT(area))
+
+		return 1;
 	fault_case(0, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
 	fault_case(1, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
 	fault_case(1, (long *)0x10, true, pre_faults, X86_TRAP_PF);
@@ -650,7 +661,9 @@ static int t_fault_handler_declines(void)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
-	KPT_ASSERT(area);
+	if (!KPT_EXPECT(area))
+
+		return 1;
 	fault_case(0, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
 		   X86_TRAP_PF);
 	fault_case(1, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
@@ -675,7 +688,9 @@ static int t_fault_handler_in_jprobe(void)
 	struct jprobe jp;
 	int which;
 
-	KPT_ASSERT(area);
+	if (!KPT_EXPECT(area))
+
+		return 1;
 	init_values();
 	fault_ptr = (long *)(area + PAGE_SIZE);
 	fault_fixes = true;

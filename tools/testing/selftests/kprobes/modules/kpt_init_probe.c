@@ -16,7 +16,7 @@ static noinline int __init kpt_init_func(int x)
 	return x + 100;
 }
 
-static int (*volatile kpt_init_call)(int) __initdata = kpt_init_func;
+int (*kpt_init_call)(int) __initdata = kpt_init_func;
 
 static int kpt_init_pre(struct kprobe *p, struct pt_regs *regs)
 {

@@ -24,7 +24,7 @@ static const char *kpt_skip_why;
  * Expectations do not return: a case keeps going so that its cleanup
  * (unregistering probes that sit in this module's text) always runs.
  * A case ends with "return kpt_failed;".  Only where nothing is left
- * registered may a case return early, with KPT_ASSERT*.
+ * registered may a case return early: "if (!KPT_EXPECT(...)) return 1;".
  */
 static int kpt_failed;
 
@@ -49,9 +49,6 @@ static int kpt_failed;
 		}							\
 		__a == __b;						\
 	})
-
-#define KPT_ASSERT(cond)	do { if (!KPT_EXPECT(cond)) return 1; } while (0)
-#define KPT_ASSERT_EQ(a, b)	do { if (!KPT_EXPECT_EQ(a, b)) return 1; } while (0)
 
 static inline int kpt_run_cases(const struct kpt_case *c, int n)
 {

@@ -38,7 +38,7 @@
 
 #include "kpt_opt_targets.h"
 
-static long (*volatile target)(long) = kpo_target;
+long (*target)(long) = kpo_target;
 
 /* our <linux/kprobes.h> defines KPROBES_ANEW; upstream's does not */
 #ifdef KPROBES_ANEW

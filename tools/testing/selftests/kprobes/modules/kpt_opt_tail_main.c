@@ -18,7 +18,7 @@ long kpot_target(long x);
 
 #define KPOT_JMP32	0xe9	/* the optimizer's jump: jmp rel32 */
 
-static long (*volatile call_target)(long) __initdata = kpot_target;
+long (*call_target)(long) __initdata = kpot_target;
 static int hits __initdata;
 
 static int __init kpot_pre(struct kprobe *p, struct pt_regs *regs)

@@ -10,8 +10,9 @@
  * the flags are those of cmp %rbx, %rax.  From there: two 4-byte
  * instructions (the optimized region; kpo_inner_off is the second), then
  * code that folds them into the result (from kpo_skip_off: a pre_handler
- * that sends execution there skips the region, and the result shows it).  No jump, call or exception-table
- * entry anywhere in it, so the region qualifies.
+ * that sends execution there skips the region, and the result shows it).
+ * No jump, call or exception-table entry anywhere in it, so the region
+ * qualifies.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>

@@ -16,7 +16,7 @@ static noinline int kpt_mod_func(int x)
 	return x * 3 + 1;
 }
 
-static int (*volatile kpt_mod_call)(int) = kpt_mod_func;
+int (*kpt_mod_call)(int) = kpt_mod_func;
 
 static int call_set(const char *val, const struct kernel_param *kp)
 {

@@ -78,7 +78,7 @@ static noinline notrace long st_fn1(long x)
 }
 
 #define NFN 2
-static long (*volatile st_fns[NFN])(long) = { st_fn0, st_fn1 };
+long (*st_fns[NFN])(long) = { st_fn0, st_fn1 };
 static const long mul[NFN] = { 7, 11 }, add[NFN] = { 1, 3 };
 
 static atomic64_t calls[NFN], w_hits[NFN], wr_hits[NFN], churn_hits;
@@ -500,8 +500,9 @@ static void many_release(void)
 
 static noinline long st_recurse(long depth)
 {
-	static long (*volatile self)(long) = st_recurse;
+	long (*self)(long) = st_recurse;
 
+	OPTIMIZER_HIDE_VAR(self);	/* a real call: the function recurses */
 	return depth > 0 ? self(depth - 1) + 1 : 0;
 }
 
@@ -542,7 +543,7 @@ static noinline long st_exiter(long mode)
 	return mode + 1;
 }
 
-static long (*volatile st_exiter_p)(long) = st_exiter;
+long (*st_exiter_p)(long) = st_exiter;
 
 static int exiter_thread(void *data)
 {

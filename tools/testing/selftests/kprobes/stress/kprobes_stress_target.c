@@ -23,7 +23,7 @@ static noinline long tgt_work(long x)
 	return tgt_leaf(x) * 2;
 }
 
-static long (*volatile tgt_work_p)(long) = tgt_work;
+long (*tgt_work_p)(long) = tgt_work;
 static struct task_struct *workers[2];
 
 static int worker(void *data)

@@ -48,14 +48,18 @@ for i in $(seq 1 "$cycles"); do
 		rmmod kprobes_stress_target || break
 	fi
 	done=$((done + 1))
-	set -- $(dmesg | sed -n 's/.*modprobe: kprobe hits \([0-9]*\), kretprobe hits \([0-9]*\).*/\1 \2/p' | tail -1)
+	set -- $(dmesg | sed -n \
+		's/.*modprobe: kprobe hits \([0-9]*\), kretprobe hits \([0-9]*\).*/\1 \2/p' |
+		tail -1)
 	[ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && hit=$((hit + 1))
 done
-diag "module churn: $done of $cycles cycles, probes hit in $hit, [GONE] shown in $gone of $(((cycles + 1) / 2))"
+diag "module churn: $done of $cycles cycles, probes hit in $hit, [GONE] shown in $gone of" \
+	"$(((cycles + 1) / 2))"
 diag_log modprobe | tail -2
 [ $done -eq "$cycles" ]; result "module churn: every load, probe and unload succeeded" $?
 [ $hit -eq "$cycles" ]; result "module churn: kprobes and kretprobes hit in every cycle" $?
-[ $gone -eq $(((cycles + 1) / 2)) ]; result "module churn: probes shown [GONE] once their module is" $?
+[ $gone -eq $(((cycles + 1) / 2)) ]; result "module churn: probes shown [GONE] once their module" \
+	"is" $?
 grep -q "tgt_\|GONE" $L
 [ $? -ne 0 ]; result "module churn: kprobes/list holds none of them after" $?
 
@@ -70,10 +74,12 @@ check "everything: registered within budget, every refusal a clean errno" \
 diag_log everything
 if grep -q '^kprobes_stress ' /proc/modules; then
 	workload
-	[ $good -eq 3 ]; result "everything: fork/exec, file I/O, loopback HTTP work with all armed" $?
+	[ $good -eq 3 ]; result "everything: fork/exec, file I/O, loopback HTTP work with all" \
+		"armed" $?
 	rmmod kprobes_stress
 	diag_log "everything: armed"
-	hit=$(dmesg | sed -n 's/.*everything: armed [0-9]*, probes hit \([0-9]*\),.*/\1/p' | tail -1)
+	hit=$(dmesg | sed -n 's/.*everything: armed [0-9]*, probes hit \([0-9]*\),.*/\1/p' |
+		tail -1)
 	[ "${hit:-0}" -gt 0 ]; result "everything: probes hit during the workload" $?
 	grep -q "^[0-9a-f]* " /sys/kernel/debug/kprobes/list
 	[ $? -ne 0 ]; result "everything: kprobes/list empty after unregister" $?
@@ -89,7 +95,11 @@ workload
 # (syscalls, VFS, page cache, sockets, memory), spread over the kernel;
 # a probe at every instruction boundary of each, every other offset
 # refused.
-grep -E ' [tT] (__x64_sys_|__do_sys_|ksys_|do_sys_|vfs_|path_|lookup_|dput|fput|fget|filemap_|generic_file|pipe_|copy_|tcp_|udp_|inet_|sock_|ip_|kmem_cache_|__kmalloc|kfree|do_fault|handle_mm_fault|folio_|do_wait|copy_process|do_exit|bprm_|load_elf|do_mmap|mmap_)' \
+sweep_re='__x64_sys_|__do_sys_|ksys_|do_sys_|vfs_|path_|lookup_|dput|fput|fget|filemap_'
+sweep_re="$sweep_re|generic_file|pipe_|copy_|tcp_|udp_|inet_|sock_|ip_|kmem_cache_|__kmalloc"
+sweep_re="$sweep_re|kfree|do_fault|handle_mm_fault|folio_|do_wait|copy_process|do_exit|bprm_"
+sweep_re="$sweep_re|load_elf|do_mmap|mmap_"
+grep -E " [tT] ($sweep_re)" \
 	/proc/kallsyms | grep -v '\[' | cut -d' ' -f3 | awk 'NR % 3 == 0' > /tmp/sweep
 diag "sweep candidates: $(wc -l < /tmp/sweep)"
 check "sweep: each boundary probed or cleanly refused, every other offset refused" \
@@ -100,8 +110,11 @@ if grep -q '^kprobes_stress ' /proc/modules; then
 	[ $good -eq 3 ]; result "sweep: workload works with every boundary armed" $?
 	rmmod kprobes_stress
 	diag_log "sweep: functions entered"
-	set -- $(dmesg | sed -n 's/.*sweep: functions entered \([0-9]*\) .* probes hit \([0-9]*\) of.*/\1 \2/p' | tail -1)
-	[ "${2:-0}" -gt "${1:-0}" ]; result "sweep: probes past the first hit in entered functions" $?
+	set -- $(dmesg | sed -n \
+		's/.*sweep: functions entered \([0-9]*\) .* probes hit \([0-9]*\) of.*/\1 \2/p' |
+		tail -1)
+	[ "${2:-0}" -gt "${1:-0}" ]; result "sweep: probes past the first hit in entered" \
+		"functions" $?
 else
 	skip "sweep: workload works with every boundary armed" "registration failed"
 	skip "sweep: probes past the first hit in entered functions" "registration failed"

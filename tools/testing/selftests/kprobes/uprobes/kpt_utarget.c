@@ -44,11 +44,13 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef long (*target_fn)(long);
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef long (*target_fn)(long x);
 long ut_lea(long x), ut_push(long x), ut_riprel(long x), ut_call(long x);
 long ut_jcc(long x), ut_skip(long x), ut_int3(long x), ut_poke(long x);
-extern char ut_jcc_insn[], ut_skip_ret[];
-extern long ut_data;
+/* labels inside those (only their addresses are used), and &ut_data */
+long ut_jcc_insn(long x), ut_skip_ret(long x), *ut_data_addr(long x);
 
 static long want_lea(long x) { return x + 1; }
 static long want_push(long x) { return x; }
@@ -60,20 +62,20 @@ static long want_skip(long x) { return 1; }
 static const struct target {
 	const char *name;
 	target_fn fn;
-	long (*want)(long);
+	long (*want)(long x);
 	void *probe;		/* the probed instruction */
 } targets[] = {
 	{ "lea", ut_lea, want_lea, ut_lea },
 	{ "push", ut_push, want_push, ut_push },
 	{ "riprel", ut_riprel, want_riprel, ut_riprel },
 	{ "call", ut_call, want_call, ut_call },
-	{ "jcc", ut_jcc, want_jcc, ut_jcc_insn },
+	{ "jcc", ut_jcc, want_jcc, (void *)ut_jcc_insn },
 	{ "skip", ut_skip, want_skip, ut_skip },
 };
 
 static const struct target *find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++)
 		if (!strcmp(targets[i].name, name))
 			return &targets[i];
 	return NULL;
@@ -148,18 +150,19 @@ static pid_t fork_calls(const struct target *t, long n, struct run *total)
 	return pid;
 }
 
-static volatile long sigs;
-static volatile int sig_stop;
+/* shared with the handler and the signaller thread: relaxed atomics */
+static long sigs;
+static int sig_stop;
 static pid_t main_tid;
 
 static void on_usr1(int sig)
 {
-	sigs++;
+	__atomic_fetch_add(&sigs, 1, __ATOMIC_RELAXED);
 }
 
 static void *signaller(void *arg)
 {
-	while (!sig_stop) {
+	while (!__atomic_load_n(&sig_stop, __ATOMIC_RELAXED)) {
 		syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
 		sched_yield();
 	}
@@ -237,19 +240,21 @@ static void serve(char *self)
 		} else if (!strcmp(cmd, "sig") && t && n == 3) {
 			pthread_t s;
 
-			sigs = 0;
-			sig_stop = 0;
+			__atomic_store_n(&sigs, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&sig_stop, 0, __ATOMIC_RELAXED);
 			main_tid = syscall(SYS_gettid);
 			signal(SIGUSR1, on_usr1);
 			pthread_create(&s, NULL, signaller, NULL);
-			while (!sigs)	/* the signals are flowing */
+			/* the signals are flowing */
+			while (!__atomic_load_n(&sigs, __ATOMIC_RELAXED))
 				sched_yield();
 			total.t = t;
 			total.n = a;
 			calls(&total);
-			sig_stop = 1;
+			__atomic_store_n(&sig_stop, 1, __ATOMIC_RELAXED);
 			pthread_join(s, NULL);
-			printf("sum %ld bad %ld sigs %ld\n", total.sum, total.bad, sigs);
+			printf("sum %ld bad %ld sigs %ld\n", total.sum, total.bad,
+			       __atomic_load_n(&sigs, __ATOMIC_RELAXED));
 		} else if (!strcmp(cmd, "storm") && t && n == 3) {
 			for (long r = 0; r < a; r++) {
 				threads(t, 2, 200, &total);
@@ -291,11 +296,11 @@ static void serve(char *self)
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "addrs")) {
-		for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(targets); i++)
 			printf("%s %p\n", targets[i].name, targets[i].probe);
 		printf("skip_ret %p\nint3 %p\npoke %p\ndata %p\n",
 		       (void *)ut_skip_ret, (void *)ut_int3, (void *)ut_poke,
-		       (void *)&ut_data);
+		       (void *)ut_data_addr(0));
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "serve")) {

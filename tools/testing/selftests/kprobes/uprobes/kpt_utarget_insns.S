@@ -87,6 +87,14 @@ ut_poke:
 	ret
 	.size ut_poke, . - ut_poke
 
+	/* &ut_data, for the C side (which declares no extern data) */
+	.globl ut_data_addr
+	.type ut_data_addr, @function
+ut_data_addr:
+	lea ut_data(%rip), %rax
+	ret
+	.size ut_data_addr, . - ut_data_addr
+
 	.data
 	.globl ut_data
 	.align 8

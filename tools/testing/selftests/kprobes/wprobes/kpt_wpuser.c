@@ -31,7 +31,8 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
-static volatile int watched;
+/* the watched variable: stored with __atomic_store_n(), never elided */
+static int watched;
 
 static void hold(void)
 {
@@ -62,7 +63,7 @@ static int do_ptrace(void)
 	if (!pid) {
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		raise(SIGSTOP);
-		watched = 1;
+		__atomic_store_n(&watched, 1, __ATOMIC_RELAXED);
 		pause();
 		_exit(0);
 	}
@@ -107,7 +108,7 @@ static int do_perf(void)
 	printf("open %d\n", fd < 0 ? -errno : 0);
 	if (fd >= 0) {
 		for (i = 0; i < 10; i++)
-			watched = i;
+			__atomic_store_n(&watched, i, __ATOMIC_RELAXED);
 		if (read(fd, &count, sizeof(count)) != sizeof(count))
 			count = ~0ULL;
 		printf("count %llu\n", (unsigned long long)count);

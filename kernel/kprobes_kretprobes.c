@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel Probes (kprobes): kretprobes and their instance pools.
+ *
+ * What lives here
+ * ---------------
+ *  - Registration of kretprobes: a kretprobe is a kprobe on a function's
+ *    entry whose pre_handler (kretprobe_entry()) takes an instance from
+ *    the kretprobe's pool, saves the real return address in it and
+ *    diverts the return to the arch's trampoline.  The probe itself goes
+ *    through the core's registration (kernel/kprobes.c) like any other.
+ *  - The instance pool: a per-kretprobe objpool of maxactive instances
+ *    allocated at register time, popped and pushed lock-free (the int3
+ *    path is NMI-like).  A hit that finds the pool empty counts nmissed.
+ *    Live instances are chained on their task (kretprobe_instances),
+ *    most recent first.
+ *  - The return: kretprobe_trampoline_handler(), called by the arch's
+ *    trampoline, runs the handlers of this frame's instances and gives
+ *    them back; kretprobe_find_ret_addr() lets unwinders see through the
+ *    trampoline; kprobe_flush_task() recycles a dead task's instances.
+ *  - For the classic backends (kernel/kprobes_classic.c): the 6.12
+ *    entry points __kretprobe_trampoline_handler() and the frame-less
+ *    walk; rethook-based ones use kprobes_classic.c's pools instead.
+ *
+ * Locking and context
+ * -------------------
+ *  Pools need no lock: objpool is lock-free.  The trampoline runs with
+ *  interrupts on, so an instance may be recycled after its kretprobe was
+ *  unregistered: unregistering orphans the pool first (instances then
+ *  get dropped, not pushed), waits a grace period, then drains it; the
+ *  holder is freed with the last instance (see kretprobe_orphan()).
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
+#include <linux/export.h>
+#include <linux/kallsyms.h>
+#include <linux/llist.h>
+#include <linux/objpool.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+/*
+ * Functions during which `current` changes: an instance pushed on one task
+ * would be popped on another.
+ */
+static const char * const kretprobe_refused_syms[] = {
+	"__switch_to",
+	"__switch_to_asm",
+};
+
+#ifndef KRETPROBE_VIA_RETHOOK
+static int kretprobe_pool_init(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
+/* the last instance came home after unregister: free the holder */
+static int kretprobe_pool_release(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+/*
+ * The last orphan's drop frees the pool (vfree, which may sleep), and
+ * the trampoline runs with preemption off: drop it from an RCU callback.
+ */
+static void kretprobe_drop_rcu(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri =
+		container_of(head, struct kretprobe_instance, rcu);
+
+	objpool_drop(ri, &ri->rph->pool);
+}
+
+/*
+ * Give ri back to its pool.  rp is its kretprobe as read in this same
+ * RCU read-side section (get_kretprobe()): while a CPU is inside one that
+ * saw it non-NULL, the grace period unregister waits for before draining
+ * the pool has not ended, so the push is still safe.
+ */
+static nokprobe_inline void kretprobe_recycle_as(struct kretprobe_instance *ri,
+						 struct kretprobe *rp)
+{
+	if (likely(rp))
+		objpool_push(ri, &ri->rph->pool);
+	else	/* orphan: the pool is draining */
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+
+static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	kretprobe_recycle_as(ri, rcu_access_pointer(ri->rph->rp));
+}
+
+/* the kretprobe's entry kprobe: take an instance, divert the return */
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_instance *ri;
+#ifndef CONFIG_KPROBES_CLASSIC
+	unsigned long *slot = arch_kretprobe_ret_slot(regs);
+#endif
+
+	ri = objpool_pop(&rph->pool);
+	if (!ri) {
+		kprobe_count_miss(&rp->nmissed);
+		return 0;
+	}
+	ri->task = current;
+#ifdef CONFIG_KPROBES_CLASSIC
+	/* the backend finds the return address (and frame) when it diverts */
+	ri->fp = NULL;
+	ri->ret_addr = NULL;
+#else
+	ri->fp = slot;
+	ri->ret_addr = (kprobe_opcode_t *)*slot;
+#endif
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rph->pool);
+		return 0;
+	}
+#ifdef CONFIG_KPROBES_CLASSIC
+	arch_prepare_kretprobe(ri, regs);
+#else
+	*slot = (unsigned long)kretprobe_trampoline_addr();
+#endif
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/*
+ * Run rp's handler for ri, current_kprobe naming rp meanwhile (bpf and
+ * fault handling look at it); the caller made this CPU busy.
+ */
+static nokprobe_inline void kretprobe_call(struct kretprobe *rp,
+					   struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
+{
+#ifdef CONFIG_HAVE_KPROBE_SITES
+	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
+	struct kprobe *prev = f->kp;
+
+	kprobe_frame_set_kp(f, &rp->kp);
+	rp->handler(ri, regs);
+	kprobe_frame_set_kp(f, prev);
+#else
+	struct kprobe *prev = kprobe_running();
+
+	__this_cpu_write(current_kprobe, &rp->kp);
+	rp->handler(ri, regs);
+	__this_cpu_write(current_kprobe, prev);
+#endif
+}
+
+/*
+ * A return through the trampoline, in general: several kretprobes on the
+ * function, or instances of deeper frames left behind (their function
+ * never returned) on the task's list.  The caller made this CPU busy.
+ * Classic backends give no frame (NULL): the most recent instances are
+ * then this return's, up to the first that holds a real address.
+ */
+static unsigned long kretprobe_walk_return(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	struct llist_node **head = &current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	unsigned long real = 0;
+	struct llist_node *node;
+
+	/*
+	 * The list is LIFO: instances of deeper frames (below frame_pointer,
+	 * whose functions never returned) first, then this frame's, most
+	 * recent first; the oldest of this frame's holds the real address,
+	 * the others point back at the trampoline.
+	 */
+	for (node = *head; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if ((unsigned long)ri->fp > (unsigned long)frame_pointer)
+			break;
+		if (ri->fp == frame_pointer &&
+		    !is_kretprobe_trampoline((unsigned long)ri->ret_addr)) {
+			real = (unsigned long)ri->ret_addr;
+			break;
+		}
+	}
+	/* no instance for this frame: we cannot know where to return */
+	if (unlikely(!real))
+		panic("kretprobe: no instance for the return at %p\n",
+		      frame_pointer);
+	instruction_pointer_set(regs, real);
+
+	while ((node = *head)) {
+		struct kretprobe *rp;
+		bool last;
+
+		ri = container_of(node, struct kretprobe_instance, llist);
+		last = ri->fp == frame_pointer &&
+		       (unsigned long)ri->ret_addr == real;
+		if (ri->fp == frame_pointer) {
+			rp = get_kretprobe(ri);
+			if (rp && rp->handler)
+				kretprobe_call(rp, ri, regs);
+		}
+		/* off the list only now: unwinds from the handler still find it */
+		*head = node->next;
+		kretprobe_recycle(ri);
+		if (last)
+			break;
+	}
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_walk_return);
+
+#ifdef CONFIG_KPROBES_CLASSIC
+/**
+ * __kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (its ip is set to the real address)
+ * @frame_pointer: the frame the backend's arch_prepare_kretprobe() noted
+ *
+ * For the backends that reach it from a probe on their trampoline (arc,
+ * mips, parisc, sh, sparc): that probe's hit already made this CPU busy.
+ *
+ * Return: the real return address.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	unsigned long real = kretprobe_walk_return(regs, frame_pointer);
+
+	arch_kretprobe_fixup_return(regs, (kprobe_opcode_t *)real);
+	return real;
+}
+
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/* parisc puts the address back in its return register too */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (its ip is set to the real address)
+ * @frame_pointer: the frame the backend's arch_prepare_kretprobe() noted
+ *
+ * For the backends whose trampoline calls it straight (arm, arm64, csky).
+ *
+ * Return: the real return address.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	unsigned long real;
+
+	kprobe_busy_begin();
+	real = __kretprobe_trampoline_handler(regs, frame_pointer);
+	kprobe_busy_end();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+#else
+static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
+						       void *frame_pointer)
+{
+	unsigned long real;
+
+	kprobe_busy_begin();
+	real = kretprobe_walk_return(regs, frame_pointer);
+	kprobe_busy_end();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_return_general);
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function returned
+ * @regs: registers at the return (ip is set to the real return address)
+ * @frame_pointer: the stack slot that held the diverted return address
+ *
+ * Runs every instance diverted at this frame (one per kretprobe on the
+ * function, most recent first), then recycles them.  Instances of deeper
+ * frames left behind (their function never returned) are recycled too.
+ *
+ * The common return is done here: the task's most recent instance is this
+ * frame's and holds the real return address, so it is the only one of
+ * this frame (a second kretprobe's would sit above it, holding the
+ * trampoline's address) and none is left behind below it.
+ *
+ * Return: the real return address.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	struct llist_node *node = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	struct kprobe_ctlblk *kcb;
+	struct kretprobe *rp;
+	unsigned long real;
+	bool nested;
+
+	if (unlikely(!node))
+		return kretprobe_return_general(regs, frame_pointer);
+	ri = container_of(node, struct kretprobe_instance, llist);
+	real = (unsigned long)ri->ret_addr;
+	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real)))
+		return kretprobe_return_general(regs, frame_pointer);
+	instruction_pointer_set(regs, real);
+
+	/*
+	 * As kprobe_busy_begin(): a probe hit in the handler or the
+	 * recycling counts nmissed; the frame stands for rp (or for the
+	 * busy placeholder once rp is unregistered).
+	 */
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	rp = get_kretprobe(ri);
+	nested = kcb->depth;	/* never a hit under way, in practice */
+	if (likely(!nested))
+		kprobe_solo_begin(kcb, NULL, rp ? &rp->kp : &kprobe_busy);
+	else
+		kprobe_frame_push(kcb, NULL, rp ? &rp->kp : &kprobe_busy,
+				  KPROBE_HIT_ACTIVE);
+	if (rp && rp->handler)
+		rp->handler(ri, regs);
+	/* off the list only now: unwinds from the handler still find it */
+	current->kretprobe_instances.first = node->next;
+	kretprobe_recycle_as(ri, rp);
+	if (likely(!nested))
+		kprobe_solo_done(kcb);
+	else
+		kprobe_frame_pop(kcb);
+	preempt_enable();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+#endif /* CONFIG_KPROBES_CLASSIC */
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being unwound
+ * @fp: the stack slot where the unwinder found the trampoline address
+ * @cur: the unwinder's cursor into @tsk's instances (NULL to start)
+ *
+ * Return: the real return address, or 0 if none matches.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct kretprobe_instance *ri;
+	struct llist_node *node = *cur;
+
+	node = node ? node->next : tsk->kretprobe_instances.first;
+	for (; node; node = node->next) {
+		ri = container_of(node, struct kretprobe_instance, llist);
+		if (ri->fp != fp)
+			continue;
+		if (!is_kretprobe_trampoline((unsigned long)ri->ret_addr)) {
+			*cur = node;
+			return (unsigned long)ri->ret_addr;
+		}
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - a task is gone; recycle its live instances
+ * @tk: the task (called from its RCU free path)
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node;
+
+	if (unlikely(!kprobes_initialized))
+		return;
+	kprobe_busy_begin();
+	node = __llist_del_all(&tk->kretprobe_instances);
+	while (node) {
+		struct kretprobe_instance *ri =
+			container_of(node, struct kretprobe_instance, llist);
+
+		node = node->next;
+		kretprobe_recycle(ri);
+	}
+	kprobe_busy_end();
+}
+
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+/* rp's instance pool: maxactive instances with data_size bytes each */
+int kretprobe_pool_create(struct kretprobe *rp)
+{
+	int ret;
+
+	rp->rph = kzalloc(sizeof(*rp->rph), GFP_KERNEL);
+	if (!rp->rph)
+		return -ENOMEM;
+	ret = objpool_init(&rp->rph->pool, rp->maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, rp->rph, kretprobe_pool_init,
+			   kretprobe_pool_release);
+	if (ret) {
+		kfree(rp->rph);
+		rp->rph = NULL;
+		return ret;
+	}
+	rcu_assign_pointer(rp->rph->rp, rp);
+	return 0;
+}
+
+/*
+ * Unregistering a kretprobe takes two steps around a grace period:
+ * kretprobe_orphan() makes every instance recycled from then on be
+ * dropped rather than pushed back (and its handler skipped); after the
+ * grace period no CPU is still between that check and a push, and
+ * kretprobe_release() drains the pool.  The holder is freed then, or
+ * when the last instance still live on some stack comes home.
+ */
+void kretprobe_orphan(struct kretprobe *rp)
+{
+	if (rp->rph)
+		rcu_assign_pointer(rp->rph->rp, NULL);
+}
+
+void kretprobe_release(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph = rp->rph;
+
+	if (!rph)
+		return;
+	rp->rph = NULL;
+	objpool_fini(&rph->pool);
+}
+#endif /* !KRETPROBE_VIA_RETHOOK */
+
+static int kretprobe_prepare(struct kretprobe *rp)
+{
+	bool on_entry;
+	kprobe_opcode_t *addr;
+	unsigned int i;
+	int ret;
+
+	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
+			      &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	if (!on_entry)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(kretprobe_refused_syms); i++) {
+		unsigned long bad = kallsyms_lookup_name(kretprobe_refused_syms[i]);
+		bool e;
+
+		if (bad && arch_adjust_kprobe_addr(bad, 0, &e) == addr)
+			return -EINVAL;
+	}
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+	if (rp->maxactive > KRETPROBE_MAXACTIVE_LIMIT)
+		return -E2BIG;
+	if (rp->maxactive <= 0)
+		rp->maxactive = IS_ENABLED(CONFIG_PREEMPTION) ?
+			max_t(unsigned int, 10, 2 * num_possible_cpus()) :
+			num_possible_cpus();
+
+	ret = kretprobe_pool_create(rp);
+	if (ret)
+		return ret;
+	rp->nmissed = 0;
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	return 0;
+}
+
+/**
+ * register_kretprobes() - register an array of kretprobes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Return: 0, or the first error (those registered so far are removed).
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i, ret;
+
+	if (!rps || num <= 0)
+		return -EINVAL;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps)
+		return -ENOMEM;
+	for (i = 0; i < num; i++) {
+		ret = kretprobe_prepare(rps[i]);
+		if (ret)
+			goto undo;
+		kps[i] = &rps[i]->kp;
+	}
+	ret = register_kprobes(kps, num);
+	if (!ret) {
+		kfree(kps);
+		return 0;
+	}
+	/*
+	 * register_kprobes() waited out the hits; an instance they took may
+	 * still be recycled by the trampoline, which runs with interrupts
+	 * on: a grace period before the pools go.
+	 */
+	synchronize_rcu();
+undo:
+	while (--i >= 0) {
+		kretprobe_orphan(rps[i]);
+		kretprobe_release(rps[i]);
+	}
+	kfree(kps);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+/**
+ * register_kretprobe() - probe a function's returns
+ * @rp: the kretprobe: kp.addr or kp.symbol_name at a function entry,
+ *	handler, optional entry_handler, data_size, maxactive
+ *
+ * Return: 0; -EINVAL (not a function entry, blacklisted), -ENOENT,
+ * -E2BIG (data_size or maxactive too large), -ENOMEM, or as register_kprobe().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	if (!rp)
+		return -EINVAL;
+	return register_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - remove an array of kretprobes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Instances still live on some task's stack stay valid and return
+ * through the trampoline without calling the (gone) handler.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **kps;
+	int i;
+
+	if (!rps || num <= 0)
+		return;
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
+	if (!kps) {
+		/* no memory for a batch: one by one */
+		for (i = 0; i < num; i++) {
+			struct kprobe *kp = &rps[i]->kp;
+
+			kretprobe_orphan(rps[i]);
+			__unregister_kprobes(&kp, 1, KPROBE_WAIT_GP);
+			kretprobe_release(rps[i]);
+		}
+		return;
+	}
+	for (i = 0; i < num; i++) {
+		kps[i] = &rps[i]->kp;
+		kretprobe_orphan(rps[i]);
+	}
+	/* a grace period: the trampoline recycles instances, irqs on */
+	__unregister_kprobes(kps, num, KPROBE_WAIT_GP);
+	for (i = 0; i < num; i++)
+		kretprobe_release(rps[i]);
+	kfree(kps);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - remove a kretprobe
+ * @rp: the kretprobe
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
