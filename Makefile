@@ -80,7 +80,7 @@ export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
 	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
-	arches arm64-test configs \
+	arches arm64-test configs series series-check \
 	stress clean \
 	distclean help
 
@@ -118,6 +118,10 @@ help:
 	@echo "                     (CONFIGS='up noopt' limits it)"
 	@echo "  make arm64-test    arm64 kernel under QEMU: KUnit kprobes_test and the"
 	@echo "                     arch-neutral API cases"
+	@echo "  make series        the patch series with its cover letter (build/series/)"
+	@echo "  make series-check  git am it onto the base: identical to ours, checkpatch"
+	@echo "                     --strict clean, each patch builds (FULL=1: and boots"
+	@echo "                     KUnit kprobes_test); last line N passed, N failed"
 	@echo "  make itrace        where one hit's instructions go, by function"
 	@echo "                     (ITRACE=boost|int3|mov|opt|ftrace|kretprobe)"
 	@echo "  make deps          install the Debian packages the harness needs"
@@ -231,6 +235,15 @@ configs:
 # module suites under qemu-system-aarch64 (harness/arm64.sh).
 arm64-test: tree
 	@$(H)/arm64.sh
+
+# The repository as a patch series against the base: series/NN-*.txt
+# say what each patch brings in (harness/series.py).  series-check applies
+# it to a fresh copy of the base and checks it, patch by patch.
+series: tree
+	@python3 $(H)/series.py make
+
+series-check: series
+	@python3 $(H)/series.py check
 
 # One hit's guest instructions, function by function (harness/itrace.sh):
 # what `make bench` counts, taken apart.

@@ -102,11 +102,15 @@ for v in $want; do
 done
 
 echo
-printf '%-10s %-6s %-8s %-34s %s\n' config build W=1 'make test-guest' time
-for r in "${rows[@]}"; do
-	read -r v b w t s <<< "$r"
-	printf '%-10s %-6s %-8s %-34s %s\n' "$v" "$b" "$w" "${t//_/ }" "$s"
-done
+# the table, also in build/logs/configs/table.txt (results/configs.txt is
+# a copy of the last full run, which make series puts in the cover letter)
+{
+	printf '%-10s %-6s %-8s %-34s %s\n' config build W=1 'make test-guest' time
+	for r in "${rows[@]}"; do
+		read -r v b w t s <<< "$r"
+		printf '%-10s %-6s %-8s %-34s %s\n' "$v" "$b" "$w" "${t//_/ }" "$s"
+	done
+} | tee "$logs/table.txt"
 echo "(all in $(( $(date +%s) - t_all ))s)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -42,10 +42,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BUILD', os.path.join(REPO, 'build'))
-SRC = os.path.join(BUILD, 'src', 'linux-source-6.12')
+SRC = os.environ.get('SRC', os.path.join(BUILD, 'src', 'linux-source-6.12'))
 BASE = os.path.join(BUILD, 'series-base')
 OUT = os.path.join(BUILD, 'series')
 CHECK = os.path.join(BUILD, 'series-check')
@@ -316,15 +317,22 @@ def fill_cover(text, steps, ver, base):
             return '(%s: not measured yet; results/%s is missing)' % (what, name)
         return open(p).read().rstrip('\n')
 
-    bench = results('bench.txt', 'make bench')
-    # the table only: up to the first blank line after the header
-    bench = bench.split('\n\n')[0]
-    bench = '\n'.join(l.rstrip() for l in bench.split('\n')[1:])
+    def table(name, what):
+        # the table only: up to the first blank line, without the title
+        text = results(name, what).split('\n\n')[0]
+        return '\n'.join(l.rstrip() for l in text.split('\n')[1:])
+
+    hit = table('bench-hit.txt', 'make bench BENCH_ONLY=hit')
+    # registration rows from the last full run; hit rows from the newer one
+    full = table('bench.txt', 'make bench').split('\n')
+    bench = '\n'.join(full[:2] + [l for l in full[2:] if not re.match(
+        r'(kprobe hit|kretprobe hit|kprobe \+ kretprobe)', l)])
     subs = {
         '@VERSION@': ver,
         '@BASE@': base,
         '@NPATCHES@': str(len(steps)),
         '@BENCH@': bench,
+        '@BENCH_HIT@': hit,
         '@ARCHES@': results('arches.txt', 'make arches'),
         '@CONFIGS@': results('configs.txt', 'make configs'),
     }
@@ -496,7 +504,7 @@ def check_series():
     # 1. git am onto a fresh copy of the base
     say('cloning the base into %s' % os.path.relpath(CHECK, REPO))
     tree = os.path.join(CHECK, 'tree')
-    obj = os.path.join(CHECK, '_build')
+    obj = os.path.join(tree, '_build')	# as tree-ours/_build: the same ../ paths, ccache hits
     if os.path.isdir(os.path.join(tree, '.git')):
         git('fetch', '-q', BASE, '+refs/tags/base:refs/tags/base', cwd=tree)
         git('checkout', '-q', '-f', '-B', 'check', 'base', cwd=tree)
@@ -508,7 +516,9 @@ def check_series():
         git('checkout', '-q', '-b', 'check', 'base', cwd=tree)
     r = subprocess.run(['git', 'am', '-q', '--whitespace=error-all'] + patches, cwd=tree,
                        capture_output=True, text=True,
-                       env=dict(os.environ, GIT_COMMITTER_DATE=DATE))
+                       env=dict(os.environ, GIT_COMMITTER_DATE=DATE,
+                                GIT_COMMITTER_NAME='series-check',
+                                GIT_COMMITTER_EMAIL='series-check@localhost'))
     if r.returncode:
         subprocess.run(['git', 'am', '--abort'], cwd=tree, capture_output=True)
     res.case(r.returncode == 0, 'git_am_applies_to_the_base',
@@ -551,6 +561,8 @@ def check_series():
         res.case(e == 0 and w == 0, 'patch_%02d_checkpatch_strict' % s.num,
                  '%d errors, %d warnings, %d checks%s' % (e, w, c,
                   (' (' + ' '.join(types) + ')') if types else ''))
+        # with the patch applied: it adds the MAINTAINERS lines of its files
+        git('checkout', '-q', commit, cwd=tree)
         gm = subprocess.run(['perl', 'scripts/get_maintainer.pl', '--no-git',
                              '--no-git-fallback', '--sections', patch], cwd=tree,
                             capture_output=True, text=True)
@@ -558,22 +570,23 @@ def check_series():
         res.case(bool(secs), 'patch_%02d_get_maintainer' % s.num, ' '.join(secs) or
                  'neither KPROBES nor UPROBES')
 
-        git('checkout', '-q', commit, cwd=tree)
         log = os.path.join(LOGS, 'build-%02d.log' % s.num)
         open(log, 'w').close()
         rc = configure(tree, obj, log)
         cfg = open(os.path.join(obj, '.config')).read() if rc == 0 else ''
         need = [x for x in ('CONFIG_KPROBES=y', 'CONFIG_KRETPROBES=y',
                             'CONFIG_KPROBES_SANITY_TEST=y') if x not in cfg]
+        t0 = time.time()
         if rc == 0 and not need:
             rc = kmake(tree, obj, 'bzImage', 'modules', log=log)
+        took = ' in %ds' % (time.time() - t0)
         warns = [l for l in open(log) if ': warning:' in l]
         opt = 'OPTPROBES=%s' % ('y' if 'CONFIG_OPTPROBES=y' in cfg else 'n')
         detail = ('configure failed' if not cfg else
                   'missing ' + ' '.join(need) if need else
                   'build failed, see %s' % os.path.relpath(log, REPO) if rc else
                   '%d warnings: %s' % (len(warns), warns[0].strip()) if warns else
-                  'builds (%s)' % opt)
+                  'builds (%s)%s' % (opt, took))
         res.case(rc == 0 and not need and not warns, 'patch_%02d_builds' % s.num, detail)
         if full:
             if rc or need:
