@@ -222,8 +222,9 @@ bench:
 # Cross-build every arch that has kprobes, both implementations, and
 # print the table arch x (ours, upstream) (harness/arches.sh).
 arches:
-	@IMPL=ours $(H)/tree.sh
-	@IMPL=upstream $(H)/tree.sh
+	@IMPL=ours KSRC=$(BUILD)/tree-ours KOBJ=$(BUILD)/tree-ours/_build $(H)/tree.sh
+	@IMPL=upstream KSRC=$(BUILD)/tree-upstream \
+		KOBJ=$(BUILD)/tree-upstream/_build $(H)/tree.sh
 	@$(H)/arches.sh
 
 # Ours with one fragment of config/matrix/ each: KPROBES=n, no function
