@@ -149,6 +149,21 @@ def removed_entries():
     return [l.strip() for l in open(p) if l.strip() and not l.startswith('#')]
 
 
+def once(steps, attr, known, where, errors):
+    """Each entry of known (listed in where) is named by exactly one
+    patch's attr (Diffs:, Removed:), and every name is a known entry."""
+    seen = {}
+    for s in steps:
+        for x in getattr(s, attr):
+            if x not in known:
+                errors.append('%s: %s is not in %s' % (s.path, x, where))
+            if x in seen:
+                errors.append('%s is in patch %02d and %02d' % (x, seen[x], s.num))
+            seen[x] = s.num
+    errors.extend('%s (%s) is in no patch of series/' % (x, where)
+                  for x in known if x not in seen)
+
+
 def assign(steps):
     """Expand Files: entries and check that everything has exactly one patch."""
     errors = []
@@ -171,34 +186,12 @@ def assign(steps):
         if f not in where:
             errors.append('%s (ours) is in no patch of series/' % f)
     patches = sorted(os.path.basename(p) for p in glob.glob(os.path.join(REPO, 'patches', '*.patch')))
-    seen = {}
-    order = []
-    for s in steps:
-        for d in s.diffs:
-            if d not in patches:
-                errors.append('%s: Diffs: %s is not in patches/' % (s.path, d))
-            if d in seen:
-                errors.append('patches/%s is in patch %02d and %02d' % (d, seen[d], s.num))
-            seen[d] = s.num
-            order.append(d)
-    for p in patches:
-        if p not in seen:
-            errors.append('patches/%s is in no patch of series/' % p)
+    once(steps, 'diffs', patches, 'patches/', errors)
+    order = [d for s in steps for d in s.diffs]
     if order != sorted(order):
         errors.append('Diffs: must follow the numeric order of patches/ '
                       '(the build applies them in that order)')
-    rem = removed_entries()
-    rseen = {}
-    for s in steps:
-        for r in s.removed:
-            if r not in rem:
-                errors.append('%s: Removed: %s is not in patches/REMOVED' % (s.path, r))
-            if r in rseen:
-                errors.append('%s is removed by patch %02d and %02d' % (r, rseen[r], s.num))
-            rseen[r] = s.num
-    for r in rem:
-        if r not in rseen:
-            errors.append('patches/REMOVED: %s is in no patch of series/' % r)
+    once(steps, 'removed', removed_entries(), 'patches/REMOVED', errors)
     for s in steps:
         for f, _, until in s.transients:
             if until <= s.num or until > len(steps):
@@ -421,16 +414,13 @@ class Result:
 
 
 def kmake(tree, obj, *args, log=None):
-    cc = 'ccache gcc' if shutil.which('ccache') else 'gcc'
-    jobs = str(os.cpu_count() + 1)
-    cmd = ['make', '-s', '-C', tree, 'O=' + obj, 'CC=' + cc, 'HOSTCC=' + cc,
-           '-j' + jobs] + list(args)
-    env = dict(os.environ, KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026',
-               KBUILD_BUILD_USER='kprobes', KBUILD_BUILD_HOST='harness',
-               CCACHE_NOHASHDIR='1')
-    env.setdefault('CCACHE_DIR', os.path.expanduser('~/.cache/ccache'))
+    """kbuild in tree with O=obj, through harness/common.sh's kmake(): the
+    one place that knows how to call it (ccache, build stamps, -j)."""
+    cmd = ['bash', '-c', '. "$0" && kmake "$@"', os.path.join(REPO, 'harness', 'common.sh')]
+    env = dict(os.environ, KSRC=tree, KOBJ=obj)
     with open(log, 'a') if log else open(os.devnull, 'w') as fh:
-        return subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env).returncode
+        return subprocess.run(cmd + list(args), stdout=fh, stderr=subprocess.STDOUT,
+                              env=env).returncode
 
 
 def configure(tree, obj, log):
