@@ -328,7 +328,7 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
 	}
 	a += offset;
 	/* re-derive the offset into the function for the ENDBR rule */
-	if (!kallsyms_lookup_size_offset(a, NULL, &offset))
+	if (!kprobe_sym_size_offset(a, NULL, &offset))
 		return ERR_PTR(symbol_name ? -ENOENT : -EINVAL);
 	*on_entry = false;
 	return arch_adjust_kprobe_addr(a, offset, on_entry);
@@ -376,15 +376,22 @@ static bool kprobe_alternatives_reserved(unsigned long start, unsigned long end)
  */
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
 {
+	unsigned long loc;
+
+	/*
+	 * One lookup of the fentry records answers both questions:
+	 * ftrace_location() would add a symbol lookup to map sym+0 to its
+	 * fentry site, which kprobe_resolve() already did (the ENDBR rule).
+	 */
 	*ftrace = false;
-	if (ftrace_location(addr) == addr) {
-		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-			return -EINVAL;
-		*ftrace = true;
+	loc = ftrace_location_range(addr, addr);
+	if (!loc)
 		return 0;
-	}
-	if (ftrace_text_reserved((void *)addr, (void *)addr))
+	if (loc != addr)
 		return -EILSEQ;
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return -EINVAL;
+	*ftrace = true;
 	return 0;
 }
 
@@ -410,10 +417,10 @@ int kprobe_text_reserved(unsigned long start, unsigned long end)
 {
 	int ret;
 
+	kprobe_index_prepare();
 	jump_label_lock();
 	mutex_lock(&text_mutex);
-	ret = jump_label_text_reserved((void *)start, (void *)end) ||
-	      static_call_text_reserved((void *)start, (void *)end) ||
+	ret = kprobe_patched_text(start, end) ||
 	      kprobe_alternatives_reserved(start, end + 1) ||
 	      ftrace_text_reserved((void *)start, (void *)end);
 	mutex_unlock(&text_mutex);
@@ -439,6 +446,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	int ret = 0;
 
 	*probed_mod = NULL;
+	kprobe_index_prepare();
 	/*
 	 * The patchers' own locks, in their order (jump_label_mutex, then
 	 * text_mutex), so none of them is mid-way through adding sites
@@ -449,7 +457,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	preempt_disable();
 	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
 	    in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
-	    find_bug(addr) || is_cfi_trap(addr)) {
+	    kprobe_bug_site(addr) || is_cfi_trap(addr)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -460,8 +468,7 @@ static int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	 * LOCK_PREFIX sits (upstream 6.12 asks (addr, addr), and so never
 	 * refuses a .smp_locks prefix).
 	 */
-	if (jump_label_text_reserved((void *)addr, (void *)addr) ||
-	    static_call_text_reserved((void *)addr, (void *)addr) ||
+	if (kprobe_patched_text(addr, addr) ||
 	    kprobe_alternatives_reserved(addr, addr + 1)) {
 		ret = -EBUSY;
 		goto out;
@@ -1391,6 +1398,7 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	case MODULE_STATE_GOING:
 		kprobes_kill_range(in_module_text, mod);
 		kprobe_module_blacklist(mod, false);
+		kprobe_index_module_going(mod);
 		break;
 	}
 	return NOTIFY_DONE;

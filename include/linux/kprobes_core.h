@@ -355,6 +355,15 @@ void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
 void arch_kprobe_poke_sync(bool wait_hits);
 int kprobe_text_reserved(unsigned long start, unsigned long end);
+/* kernel/kprobes_index.c: registration's lookups */
+void kprobe_index_prepare(void);
+bool kprobe_patched_text(unsigned long start, unsigned long end);
+bool kprobe_bug_site(unsigned long addr);
+bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
+			    unsigned long *offset);
+#ifdef CONFIG_MODULES
+void kprobe_index_module_going(struct module *mod);
+#endif
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_sync(struct kprobe_site *s);
 void kprobe_unoptimize(struct kprobe_site *s);

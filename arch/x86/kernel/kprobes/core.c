@@ -124,7 +124,7 @@ int arch_check_insn_boundary(unsigned long addr)
 	u8 buf[MAX_INSN_SIZE];
 	struct insn insn;
 
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+	if (!kprobe_sym_size_offset(addr, &size, &offset))
 		return -EINVAL;
 	for (a = addr - offset; a < addr; a += insn.length) {
 		if (kprobe_decode_at(a, &insn, buf))

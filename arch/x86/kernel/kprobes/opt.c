@@ -285,7 +285,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 	struct insn insn;
 	int len = 0, ret;
 
-	if (!kallsyms_lookup_size_offset(s->addr, &size, &offset))
+	if (!kprobe_sym_size_offset(s->addr, &size, &offset))
 		return -EINVAL;
 	start = s->addr - offset;
 	end = start + size;

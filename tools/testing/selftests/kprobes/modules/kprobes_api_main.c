@@ -29,6 +29,9 @@
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/bug.h>
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/ibt.h>
+#endif
 
 #include "kpt_ktap.h"
 #include "kprobes_api_targets.h"
@@ -1009,6 +1012,136 @@ static int t_bad_input_patched_sites(void)
 }
 
 /*
+ * kallsyms_lookup_name() is not exported to modules; registering a probe
+ * on it resolves its address (moved past an ENDBR, as every entry probe).
+ */
+static unsigned long kpt_lookup(const char *name)
+{
+	static unsigned long (*kln)(const char *name);
+	struct kprobe kp;
+
+	if (!kln) {
+		init_probe(&kp);
+		kp.symbol_name = "kallsyms_lookup_name";
+		if (register_kprobe(&kp))
+			return 0;
+		unregister_kprobe(&kp);
+		kln = (void *)kp.addr;
+#ifdef CONFIG_X86_KERNEL_IBT
+		if (is_endbr(*(u32 *)((unsigned long)kln - ENDBR_INSN_SIZE)))
+			kln = (void *)((unsigned long)kln - ENDBR_INSN_SIZE);
+#endif
+	}
+	return kln(name);
+}
+
+struct kpt_core_tally {
+	int armed;	/* registered: must never happen */
+	int busy;	/* -EBUSY */
+	int inval;	/* -EINVAL */
+	int other;
+};
+
+static void kpt_core_try(struct kpt_core_tally *t, unsigned long addr)
+{
+	struct kprobe kp;
+	int ret;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)addr;
+	kp.pre_handler = pre_record;
+	ret = register_kprobe(&kp);
+	if (!ret) {
+		unregister_kprobe(&kp);
+		pr_info("# armed a patched site at %pS\n", (void *)addr);
+		t->armed++;
+	} else if (ret == -EBUSY) {
+		t->busy++;
+	} else if (ret == -EINVAL) {
+		t->inval++;
+	} else {
+		t->other++;
+	}
+}
+
+/*
+ * Every jump label, static call and BUG() site of the kernel itself (not
+ * of a module, which t_bad_input_patched_sites covers): registration
+ * refuses each, and a byte inside a 5-byte site too.  Ours answers -EBUSY
+ * for a patched site unless the function is blacklisted (-EINVAL first),
+ * and -EINVAL for a ud2; upstream answers -EINVAL or -EILSEQ.  Ours finds
+ * them in sorted indexes (kernel/kprobes_index.c): a site the index
+ * missed would be armed here.
+ */
+static int t_core_patched_sites(void)
+{
+	unsigned long stext = kpt_lookup("_stext"), etext = kpt_lookup("_etext");
+	struct kpt_core_tally jl = {}, sc = {}, bug = {};
+	void *start, *stop;
+
+	if (!stext || !etext)
+		return KPT_SKIP_BECAUSE(upstream ? "no kallsyms_lookup_name" :
+			"no _stext in kallsyms (this boot: no KALLSYMS_ALL)");
+#ifdef CONFIG_JUMP_LABEL
+	start = (void *)kpt_lookup("__start___jump_table");
+	stop = (void *)kpt_lookup("__stop___jump_table");
+	for (struct jump_entry *je = start; je && je < (struct jump_entry *)stop; je++) {
+		unsigned long code = jump_entry_code(je);
+
+		if (code < stext || code >= etext)
+			continue;	/* init text, gone */
+		kpt_core_try(&jl, code);
+		/* a 5-byte site (jmp rel32, nopl): one of its inner bytes too */
+		if (*(u8 *)code == 0xe9 || *(u8 *)code == 0x0f)
+			kpt_core_try(&jl, code + 2);
+	}
+#endif
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	start = (void *)kpt_lookup("__start_static_call_sites");
+	stop = (void *)kpt_lookup("__stop_static_call_sites");
+	for (struct static_call_site *site = start;
+	     site && site < (struct static_call_site *)stop; site++) {
+		unsigned long addr = (unsigned long)&site->addr + site->addr;
+
+		if (addr < stext || addr >= etext)
+			continue;
+		kpt_core_try(&sc, addr);
+		kpt_core_try(&sc, addr + 4);
+	}
+#endif
+#ifdef CONFIG_GENERIC_BUG
+	start = (void *)kpt_lookup("__start___bug_table");
+	stop = (void *)kpt_lookup("__stop___bug_table");
+	for (struct bug_entry *b = start; b && b < (struct bug_entry *)stop; b++) {
+		unsigned long addr;
+
+#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
+		addr = (unsigned long)&b->bug_addr_disp + b->bug_addr_disp;
+#else
+		addr = b->bug_addr;
+#endif
+		if (addr < stext || addr >= etext)
+			continue;
+		kpt_core_try(&bug, addr);
+	}
+#endif
+	pr_info("# jump labels: %d busy %d inval %d other; static calls: %d busy %d inval %d other; bugs: %d inval %d other\n",
+		jl.busy, jl.inval, jl.other, sc.busy, sc.inval, sc.other,
+		bug.inval, bug.busy + bug.other);
+	KPT_EXPECT_EQ(jl.armed + sc.armed + bug.armed, 0);
+	KPT_EXPECT(jl.busy + jl.inval + jl.other > 0);
+	KPT_EXPECT(bug.inval > 0);
+	KPT_EXPECT_EQ(bug.busy + bug.other, 0);
+	if (!upstream) {
+		/* only blacklisted text answers -EINVAL before -EBUSY */
+		KPT_EXPECT_EQ(jl.other + sc.other, 0);
+		KPT_EXPECT(jl.busy > jl.inval);
+		KPT_EXPECT(!IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc.busy > 0);
+	}
+	return kpt_failed;
+}
+
+/*
  * A lock prefix listed in .smp_locks belongs to alternatives only while
  * the kernel runs uniprocessor with a CPU that may still come up (boot
  * with maxcpus=1): the prefix is then a nop that a CPU hotplug turns back
@@ -1802,6 +1935,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
+	X86_CASE("core_patched_sites", t_core_patched_sites),
 	X86_CASE("alternatives_lock_prefix", t_alternatives_lock_prefix),
 	X86_CASE("double_register", t_double_register),
 	X86_CASE("emulated_instructions", t_emulated_instructions),
