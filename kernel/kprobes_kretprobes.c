@@ -11,9 +11,19 @@
  *    through the core's registration (kernel/kprobes.c) like any other.
  *  - The instance pool: a per-kretprobe objpool of maxactive instances
  *    allocated at register time, popped and pushed lock-free (the int3
- *    path is NMI-like).  A hit that finds the pool empty counts nmissed.
- *    Live instances are chained on their task (kretprobe_instances),
- *    most recent first.
+ *    path is NMI-like).  Live instances are chained on their task
+ *    (kretprobe_instances), most recent first.
+ *  - Spare pools: when the reserved pool is empty (deep recursion, more
+ *    sleepers than maxactive) a hit takes an instance from a spare pool
+ *    instead of missing.  The first spare pool is allocated with the
+ *    reserved one; a hit that takes from the newest one asks for another
+ *    through an irq_work, which allocates it (GFP_ATOMIC, or GFP_KERNEL
+ *    from a work item if that fails) outside the hit path.  The bound:
+ *    spare pools of max(maxactive, 4) instances each, at most
+ *    KRETPROBE_SPARES_MAX(maxactive) instances in all, i.e. 4 x maxactive
+ *    (at least 32, at most 4096).  Only a hit that finds every pool empty
+ *    (a burst with interrupts off, or the bound reached) counts nmissed.
+ *    An instance goes back to the pool it came from (ri->rph).
  *  - The return: kretprobe_trampoline_handler(), called by the arch's
  *    trampoline, runs the handlers of this frame's instances and gives
  *    them back; kretprobe_find_ret_addr() lets unwinders see through the
@@ -24,7 +34,10 @@
  *
  * Locking and context
  * -------------------
- *  Pools need no lock: objpool is lock-free.  The trampoline runs with
+ *  Pools need no lock: objpool is lock-free.  Spare pools are only ever
+ *  appended (under kretprobe_spares.lock, never taken on the hit path,
+ *  which reads the chain with acquire loads) and go with the reserved
+ *  one at unregister.  The trampoline runs with
  *  interrupts on, so an instance may be recycled after its kretprobe was
  *  unregistered: unregistering orphans the pool first (instances then
  *  get dropped, not pushed), waits a grace period, then drains it; the
@@ -37,11 +50,14 @@
 #include <linux/kprobes_core.h>
 #include <linux/export.h>
 #include <linux/kallsyms.h>
+#include <linux/irq_work.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 /*
  * Functions during which `current` changes: an instance pushed on one task
@@ -67,6 +83,129 @@ static int kretprobe_pool_release(struct objpool_head *head, void *context)
 	kfree(context);
 	return 0;
 }
+
+/* ---- spare pools ------------------------------------------------------ */
+
+#define KRETPROBE_SPARE_POOL_MIN	4
+#define KRETPROBE_SPARES_MAX(maxactive)	\
+	clamp(4 * (maxactive), 32, 4096)
+
+/* the growth state of a kretprobe's spare pools, hung off its reserved pool */
+struct kretprobe_spares {
+	struct kretprobe_holder *reserved;
+	struct kretprobe_holder *newest;	/* the chain's last pool */
+	raw_spinlock_t lock;			/* appending, orphaning */
+	bool orphaned;				/* unregistered: grow no more */
+	int pool_size;				/* instances per spare pool */
+	int obj_size;
+	int count;				/* spare instances in all */
+	int limit;				/* KRETPROBE_SPARES_MAX() */
+#ifdef CONFIG_IRQ_WORK
+	struct irq_work grow_irq;
+#endif
+	struct work_struct grow_work;
+};
+
+static struct kretprobe_holder *
+kretprobe_holder_alloc(int n, int obj_size, gfp_t gfp)
+{
+	struct kretprobe_holder *h = kzalloc(sizeof(*h), gfp);
+
+	if (!h)
+		return NULL;
+	if (objpool_init(&h->pool, n, obj_size, gfp, h, kretprobe_pool_init,
+			 kretprobe_pool_release)) {
+		kfree(h);
+		return NULL;
+	}
+	return h;
+}
+
+/*
+ * Append one spare pool to the chain, unless the kretprobe is going or
+ * the bound is reached.  Return: false if it could not be allocated.
+ */
+static bool kretprobe_spares_add(struct kretprobe_spares *sp, gfp_t gfp)
+{
+	struct kretprobe_holder *h;
+	unsigned long flags;
+	bool keep = false;
+
+	if (READ_ONCE(sp->count) + sp->pool_size > sp->limit)
+		return true;
+	h = kretprobe_holder_alloc(sp->pool_size, sp->obj_size, gfp);
+	if (!h)
+		return false;
+	raw_spin_lock_irqsave(&sp->lock, flags);
+	if (!sp->orphaned && sp->count + sp->pool_size <= sp->limit) {
+		RCU_INIT_POINTER(h->rp, rcu_dereference_protected(sp->reserved->rp, 1));
+		/* the pool is whole before a hit can find it */
+		smp_store_release(&sp->newest->next, h);
+		WRITE_ONCE(sp->newest, h);
+		WRITE_ONCE(sp->count, sp->count + sp->pool_size);
+		keep = true;
+	}
+	raw_spin_unlock_irqrestore(&sp->lock, flags);
+	if (!keep)
+		objpool_fini(&h->pool);	/* frees h (kretprobe_pool_release) */
+	return true;
+}
+
+static void kretprobe_spares_work(struct work_struct *work)
+{
+	kretprobe_spares_add(container_of(work, struct kretprobe_spares,
+					  grow_work), GFP_KERNEL);
+}
+
+#ifdef CONFIG_IRQ_WORK
+/* hard interrupt context, raised by a hit: try now, else from a worker */
+static void kretprobe_spares_irq(struct irq_work *work)
+{
+	struct kretprobe_spares *sp =
+		container_of(work, struct kretprobe_spares, grow_irq);
+
+	if (!kretprobe_spares_add(sp, GFP_ATOMIC | __GFP_NOWARN))
+		schedule_work(&sp->grow_work);
+}
+
+/* NMI-safe, and queues once while pending */
+static nokprobe_inline void kretprobe_spares_ask(struct kretprobe_spares *sp)
+{
+	irq_work_queue(&sp->grow_irq);
+}
+#else
+/* no irq_work (UP, no printk, no perf): the first spare pool only */
+static nokprobe_inline void kretprobe_spares_ask(struct kretprobe_spares *sp)
+{
+}
+#endif
+
+/*
+ * The reserved pool is empty: an instance from the oldest spare pool that
+ * has one.  Taking from the newest asks for one more pool.
+ */
+static noinline struct kretprobe_instance *
+kretprobe_spare_pop(struct kretprobe_holder *rph)
+{
+	struct kretprobe_spares *sp = rph->spares;
+	struct kretprobe_instance *ri = NULL;
+	struct kretprobe_holder *h;
+
+	if (!sp)
+		return NULL;
+	/* pairs with kretprobe_spares_add()'s release */
+	for (h = smp_load_acquire(&rph->next); h; h = smp_load_acquire(&h->next)) {
+		ri = objpool_pop(&h->pool);
+		if (ri)
+			break;
+	}
+	if ((!ri || h == READ_ONCE(sp->newest)) &&
+	    READ_ONCE(sp->count) + sp->pool_size <= sp->limit)
+		kretprobe_spares_ask(sp);
+	return ri;
+}
+
+NOKPROBE_SYMBOL(kretprobe_spare_pop);
 
 /*
  * The last orphan's drop frees the pool (vfree, which may sleep), and
@@ -111,9 +250,12 @@ int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 #endif
 
 	ri = objpool_pop(&rph->pool);
-	if (!ri) {
-		kprobe_count_miss(&rp->nmissed);
-		return 0;
+	if (unlikely(!ri)) {
+		ri = kretprobe_spare_pop(rph);
+		if (!ri) {
+			kprobe_count_miss(&rp->nmissed);
+			return 0;
+		}
 	}
 	ri->task = current;
 #ifdef CONFIG_KPROBES_CLASSIC
@@ -125,7 +267,7 @@ int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	ri->ret_addr = (kprobe_opcode_t *)*slot;
 #endif
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		objpool_push(ri, &rph->pool);
+		objpool_push(ri, &ri->rph->pool);	/* its own pool */
 		return 0;
 	}
 #ifdef CONFIG_KPROBES_CLASSIC
@@ -403,24 +545,40 @@ void kprobe_flush_task(struct task_struct *tk)
 
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
-/* rp's instance pool: maxactive instances with data_size bytes each */
+/*
+ * rp's instance pools: maxactive instances with data_size bytes each,
+ * and the first spare pool.
+ */
 int kretprobe_pool_create(struct kretprobe *rp)
 {
-	int ret;
+	int obj_size = sizeof(struct kretprobe_instance) + rp->data_size;
+	struct kretprobe_spares *sp;
+	struct kretprobe_holder *rph;
 
-	rp->rph = kzalloc(sizeof(*rp->rph), GFP_KERNEL);
-	if (!rp->rph)
+	sp = kzalloc(sizeof(*sp), GFP_KERNEL);
+	if (!sp)
 		return -ENOMEM;
-	ret = objpool_init(&rp->rph->pool, rp->maxactive,
-			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, rp->rph, kretprobe_pool_init,
-			   kretprobe_pool_release);
-	if (ret) {
-		kfree(rp->rph);
-		rp->rph = NULL;
-		return ret;
+	rph = kretprobe_holder_alloc(rp->maxactive, obj_size, GFP_KERNEL);
+	if (!rph) {
+		kfree(sp);
+		return -ENOMEM;
 	}
-	rcu_assign_pointer(rp->rph->rp, rp);
+	raw_spin_lock_init(&sp->lock);
+#ifdef CONFIG_IRQ_WORK
+	init_irq_work(&sp->grow_irq, kretprobe_spares_irq);
+#endif
+	INIT_WORK(&sp->grow_work, kretprobe_spares_work);
+	sp->reserved = rph;
+	sp->newest = rph;
+	sp->obj_size = obj_size;
+	sp->limit = KRETPROBE_SPARES_MAX(rp->maxactive);
+	sp->pool_size = min(max(rp->maxactive, KRETPROBE_SPARE_POOL_MIN),
+			    sp->limit);
+	rcu_assign_pointer(rph->rp, rp);
+	/* no spare pool is no error: hits then miss as they used to */
+	kretprobe_spares_add(sp, GFP_KERNEL);
+	rph->spares = sp;
+	rp->rph = rph;
 	return 0;
 }
 
@@ -434,18 +592,42 @@ int kretprobe_pool_create(struct kretprobe *rp)
  */
 void kretprobe_orphan(struct kretprobe *rp)
 {
-	if (rp->rph)
-		rcu_assign_pointer(rp->rph->rp, NULL);
+	struct kretprobe_spares *sp;
+	struct kretprobe_holder *h;
+	unsigned long flags;
+
+	if (!rp->rph)
+		return;
+	sp = rp->rph->spares;
+	/* no spare pool is appended after this: each gets orphaned here */
+	raw_spin_lock_irqsave(&sp->lock, flags);
+	sp->orphaned = true;
+	for (h = rp->rph; h; h = h->next)
+		rcu_assign_pointer(h->rp, NULL);
+	raw_spin_unlock_irqrestore(&sp->lock, flags);
 }
 
 void kretprobe_release(struct kretprobe *rp)
 {
-	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_holder *rph = rp->rph, *next;
+	struct kretprobe_spares *sp;
 
 	if (!rph)
 		return;
 	rp->rph = NULL;
-	objpool_fini(&rph->pool);
+	sp = rph->spares;
+	/* no hit is left to raise it (a grace period passed): wait it out */
+#ifdef CONFIG_IRQ_WORK
+	irq_work_sync(&sp->grow_irq);
+#endif
+	cancel_work_sync(&sp->grow_work);
+	kfree(sp);
+	/* a pool with instances still out goes with its last one */
+	for (; rph; rph = next) {
+		next = rph->next;
+		rph->spares = NULL;
+		objpool_fini(&rph->pool);
+	}
 }
 #endif /* !KRETPROBE_VIA_RETHOOK */
 

@@ -152,7 +152,10 @@ static inline bool kprobe_ftrace(struct kprobe *p)
  * function's entry; each activation takes an instance from the probe's
  * pool (maxactive of them, preallocated), saves the real return address
  * in it and diverts the return through kretprobe_trampoline.  When the
- * pool is empty the activation is counted in nmissed instead.
+ * pool is empty the activation takes a spare instance (x86_64 and the
+ * arches without rethook: spare pools grown outside the hit path, within
+ * a bound, see kernel/kprobes_kretprobes.c); when there is none either,
+ * it is counted in nmissed instead.
  *
  * An instance may outlive its kretprobe (unregistered while the function
  * is still running): it then reaches its kretprobe through the holder,
@@ -170,9 +173,17 @@ static inline bool kprobe_ftrace(struct kprobe *p)
 #define KRETPROBE_VIA_RETHOOK	1
 #endif
 
+struct kretprobe_spares;
+
+/*
+ * One instance pool: the reserved one (maxactive instances) or one of
+ * its spare pools (kernel/kprobes_kretprobes.c), chained by next.
+ */
 struct kretprobe_holder {
 	struct kretprobe __rcu	*rp;
 	struct objpool_head	pool;
+	struct kretprobe_holder	*next;		/* the next spare pool */
+	struct kretprobe_spares	*spares;	/* the reserved pool's only */
 };
 
 struct kretprobe {

@@ -29,8 +29,9 @@
  *              in either order (module churn).
  *  kretpressure  recursion deeper than maxactive, more sleepers than
  *              instances, and tasks that exit with an instance live:
- *              nmissed must match the shortfall exactly, and the exited
- *              tasks' instances must come back to the pool.
+ *              ours must miss none (spare instances), upstream exactly
+ *              the shortfall, and the exited tasks' instances must come
+ *              back to their pool.
  */
 #define pr_fmt(fmt) "kprobes_stress: " fmt
 
@@ -597,12 +598,23 @@ static int rp_register(struct kretprobe *rp, void *fn, int maxactive)
 	return register_kretprobe(rp);
 }
 
+/*
+ * More activations than maxactive.  Upstream misses exactly the
+ * shortfall; ours serves them from spare instances (grown outside the
+ * hit path, kernel/kprobes_kretprobes.c) and misses none.
+ */
+#ifdef KPROBES_ANEW
+#define SHORT(n)	((n) * 0)
+#else
+#define SHORT(n)	(n)
+#endif
+
 static int phase_kretpressure(void)
 {
 	struct kretprobe rp;
 	int ret, i, err = 0;
 
-	/* recursion 9 deep (10 activations) with 5 instances: 5 missed */
+	/* recursion 9 deep (10 activations) with 5 instances */
 	ret = rp_register(&rp, st_recurse, 5);
 	if (ret)
 		return ret;
@@ -611,10 +623,10 @@ static int phase_kretpressure(void)
 	unregister_kretprobe(&rp);
 	pr_info("kretpressure: recursion 10 activations, maxactive 5: hits %d nmissed %d\n",
 		atomic_read(&rp_hits), rp.nmissed);
-	if (atomic_read(&rp_hits) != 5 || rp.nmissed != 5)
+	if (atomic_read(&rp_hits) != 10 - SHORT(5) || rp.nmissed != SHORT(5))
 		err = 1;
 
-	/* 12 sleepers inside at once with 4 instances: 8 missed */
+	/* 12 sleepers inside at once with 4 instances */
 	atomic_set(&sleepers_in, 0);
 	reinit_completion(&release_sleepers);
 	ret = rp_register(&rp, st_sleeper, 4);
@@ -625,18 +637,18 @@ static int phase_kretpressure(void)
 	while (atomic_read(&sleepers_in) < 12)
 		msleep(20);
 	complete_all(&release_sleepers);
-	while (atomic_read(&rp_hits) < 4 && !err)
+	while (atomic_read(&rp_hits) < 12 - SHORT(8) && !err)
 		msleep(20);
 	msleep(50);
 	unregister_kretprobe(&rp);
 	pr_info("kretpressure: 12 sleepers, maxactive 4: hits %d nmissed %d\n",
 		atomic_read(&rp_hits), rp.nmissed);
-	if (atomic_read(&rp_hits) != 4 || rp.nmissed != 8)
+	if (atomic_read(&rp_hits) != 12 - SHORT(8) || rp.nmissed != SHORT(8))
 		err = 1;
 
 	/*
-	 * 8 tasks exit inside with 4 instances: 4 missed, and the 4 live
-	 * instances come back when the tasks are freed, so 4 tasks that
+	 * 8 tasks exit inside with 4 instances (upstream: 4 missed), and the
+	 * live instances come back when the tasks are freed, so 4 tasks that
 	 * then return all get one.
 	 */
 	ret = rp_register(&rp, st_exiter, 4);
@@ -645,14 +657,14 @@ static int phase_kretpressure(void)
 	ret = exiters(8, 1);
 	pr_info("kretpressure: 8 tasks exit inside, maxactive 4: hits %d nmissed %d\n",
 		atomic_read(&rp_hits), rp.nmissed);
-	if (!ret && (atomic_read(&rp_hits) || rp.nmissed != 4))
+	if (!ret && (atomic_read(&rp_hits) || rp.nmissed != SHORT(4)))
 		err = 1;
 	if (!ret)
 		ret = exiters(4, 0);
 	unregister_kretprobe(&rp);
 	pr_info("kretpressure: then 4 tasks return: hits %d nmissed %d\n",
 		atomic_read(&rp_hits), rp.nmissed);
-	if (ret || atomic_read(&rp_hits) != 4 || rp.nmissed != 4)
+	if (ret || atomic_read(&rp_hits) != 4 || rp.nmissed != SHORT(4))
 		err = 1;
 	return err ? -EFAULT : 0;
 }
