@@ -1325,6 +1325,7 @@ static int t_kretprobe_nmissed_recursion(void)
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_recurse",
 		.handler = ret_handler,
+		.data_size = sizeof(struct kpt_ri_data),	/* ret_handler reads it */
 		.maxactive = 1,
 	};
 
@@ -1362,6 +1363,7 @@ static int t_kretprobe_spare_bound(void)
 	memset(&rp, 0, sizeof(rp));
 	rp.kp.symbol_name = "kpt_recurse";
 	rp.handler = ret_handler;
+	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
 	rp.maxactive = 1;
 	memset(&rh, 0, sizeof(rh));
 	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
@@ -1376,6 +1378,7 @@ static int t_kretprobe_spare_bound(void)
 	memset(&rp, 0, sizeof(rp));
 	rp.kp.symbol_name = "kpt_recurse";
 	rp.handler = ret_handler;
+	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
 	rp.maxactive = 1;
 	memset(&rh, 0, sizeof(rh));
 	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
@@ -1395,6 +1398,7 @@ static int t_kretprobe_sleeping_function(void)
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_sleeper",
 		.handler = ret_handler,
+		.data_size = sizeof(struct kpt_ri_data),	/* ret_handler reads it */
 	};
 
 	memset(&rh, 0, sizeof(rh));
