@@ -239,8 +239,12 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 	kretprobe_recycle_as(ri, rcu_access_pointer(ri->rph->rp));
 }
 
-/* the kretprobe's entry kprobe: take an instance, divert the return */
-int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+/*
+ * the kretprobe's entry kprobe: take an instance, divert the return.
+ * __flatten: objpool_pop() inline here, whatever the compiler makes of
+ * its other caller (kretprobe_spare_pop(), noinline, stays a call).
+ */
+__flatten int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_holder *rph = rp->rph;

@@ -127,7 +127,8 @@ void jprobe_trampoline(void);			/* jprobes.c */
 extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
 void *jprobe_trampoline_enter(unsigned long *mirror);
 void kprobe_opt_trampoline(void);			/* opt.c */
-void kprobe_opt_callback(struct pt_regs *regs);
+struct kprobe_site;
+void kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
 void jprobe_return_prepare(void);
 
 #else

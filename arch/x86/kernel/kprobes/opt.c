@@ -14,11 +14,12 @@
  *
  * kprobe_opt_trampoline builds a struct pt_regs below the return address
  * the call pushed, as an int3 would have (ip = addr + 1, the flags of the
- * probed code), and calls kprobe_opt_callback(), which runs the
- * pre_handlers and writes over that return-address slot where to go on:
- * the copied region, or the address a pre_handler that returned 1 put in
- * regs->ip.  The trampoline restores the registers (a handler's changes
- * included) and returns there.  The unwinder is handed those pt_regs, so a
+ * probed code), disables interrupts, points that return-address slot at
+ * the copied region and calls kprobe_opt_callback() with the site, which
+ * runs the pre_handlers (and writes the slot over with the address a
+ * pre_handler that returned 1 put in regs->ip).  The trampoline restores
+ * the registers (a handler's changes included, the flags too, and with
+ * them the interrupt state) and returns there.  The unwinder is handed those pt_regs, so a
  * stack trace taken in a handler shows the probed function and its
  * callers, as on the int3 path.
  *
@@ -87,11 +88,18 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	UNWIND_HINT_FUNC
 	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp; flags kept */
 	"	pushfq\n"			/* regs->flags */
+	/*
+	 * Interrupts off while the handlers run, as on the int3 path: the
+	 * IPI round of unregister_kprobe() then waits this hit out.  The
+	 * popfq below restores them (kprobe_opt_callback() tells lockdep).
+	 */
+	"	cli\n"
 	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
 	/* the return address is stub+5, where the site pointer is */
 	"	movq " __stringify(OPT_REGS_SIZE) "(%rsp), %rax\n"
-	"	movq (%rax), %rax\n"
-	"	movq " __stringify(OPT_SITE_ADDR) "(%rax), %rax\n"
+	"	movq (%rax), %rsi\n"		/* the site: second argument */
+	"	addq $8, " __stringify(OPT_REGS_SIZE) "(%rsp)\n" /* the copied region */
+	"	movq " __stringify(OPT_SITE_ADDR) "(%rsi), %rax\n"
 	"	leaq 1(%rax), %rax\n"
 	"	movq %rax, " __stringify(OPT_REGS_IP) "(%rsp)\n"
 	"	leaq " __stringify(OPT_REGS_SIZE + 8) "(%rsp), %rax\n"
@@ -127,31 +135,29 @@ static noinline void kprobe_opt_general(struct kprobe_site *s,
 NOKPROBE_SYMBOL(kprobe_opt_general);
 
 /*
- * Called by kprobe_opt_trampoline with the pt_regs it built; the slot
- * right above them holds the call's return address (stub+5, where the
- * site pointer is) and receives where to go on.  The common hit, one
- * pre-only probe and no hit under way, is done here in line, as on the
- * int3 path (kprobe_int3_handler()).
+ * Called by kprobe_opt_trampoline, interrupts off, with the pt_regs it
+ * built and the site; the slot right above them holds where to go on
+ * (the copied region, or what a pre_handler put in regs->ip).  The common
+ * hit, one pre-only probe and no hit under way, is done here in line, as
+ * on the int3 path (kprobe_int3_handler()).  notrace: a function tracer
+ * here would run in the detour, on the probed code's stack, for every hit.
  */
-__used __visible void kprobe_opt_callback(struct pt_regs *regs)
+__used __visible notrace void kprobe_opt_callback(struct pt_regs *regs,
+						  struct kprobe_site *s)
 {
 	unsigned long *slot = (unsigned long *)(regs + 1);
-	struct kprobe_site *s = *(struct kprobe_site **)*slot;
+	bool irqs_on = regs->flags & X86_EFLAGS_IF;
 	struct kprobe_ctlblk *kcb;
 	struct kprobe *kp;
-	unsigned long flags;
 
+	/* the trampoline's cli, as lockdep must see it (nothing otherwise) */
+	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && irqs_on)
+		trace_hardirqs_off();
 	/* regs->ip and regs->sp are the trampoline's */
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
 	regs->orig_ax = ~0UL;
-	*slot += sizeof(void *);		/* the copied region */
 
-	/*
-	 * Interrupts off while the handlers run, as on the int3 path: the
-	 * IPI round of unregister_kprobe() then waits this hit out.
-	 */
-	local_irq_save(flags);
 	kcb = get_kprobe_ctlblk();
 	kp = kprobe_solo_now(s, kcb);
 	if (likely(kp)) {
@@ -160,7 +166,9 @@ __used __visible void kprobe_opt_callback(struct pt_regs *regs)
 	} else {
 		kprobe_opt_general(s, regs, slot);
 	}
-	local_irq_restore(flags);
+	/* the trampoline's popfq restores regs->flags (a handler's IF too) */
+	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
+		trace_hardirqs_on();
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
