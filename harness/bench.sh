@@ -13,6 +13,8 @@
 #   BENCH_CONFIGS which configs (default "default distro": each figure also
 #                on the DISTRO=1 kernels, config/distro.config, booted as
 #                make test-distro boots them: DISTRO_ARGS, DISTRO_CPU)
+#   BENCH_TIMEOUT host seconds one boot may take (default 3600; the
+#                Makefile's TIMEOUT, 1200, is for the suites)
 #   BENCH_N, BENCH_KN, BENCH_LOOPS, BENCH_ONLY, BENCH_SCALE_S: passed to
 #                the guest (see bench.sh there)
 . "$(dirname "$0")/common.sh"
@@ -43,7 +45,7 @@ for impl in ${BENCH_IMPLS:-ours upstream}; do
 		t0=$(date +%s)
 		# shellcheck disable=SC2016
 		RUN_NAME=bench-$run QEMU_OPTS="$qopts $opts ${QEMU_OPTS:-}" DIR=$dir \
-			TIMEOUT=${TIMEOUT:-3600} KERNEL_ARGS=$args \
+			TIMEOUT=${BENCH_TIMEOUT:-3600} KERNEL_ARGS=$args \
 			CMD="BENCH_N='${BENCH_N:-1000 10000}' BENCH_KN='${BENCH_KN:-1000}' BENCH_LOOPS=${BENCH_LOOPS:-20000} BENCH_ONLY=${BENCH_ONLY:-} BENCH_SCALE_S=${BENCH_SCALE_S:-120} sh bench.sh" \
 			"$H/boot.sh" exec > "$out/console-$tag-$run.txt" 2>&1 ||
 			echo "  (the $tag $run boot failed: see $out/console-$tag-$run.txt)"
