@@ -97,7 +97,6 @@ struct kretprobe_spares {
 	raw_spinlock_t lock;			/* appending, orphaning */
 	bool orphaned;				/* unregistered: grow no more */
 	int pool_size;				/* instances per spare pool */
-	int obj_size;
 	int count;				/* spare instances in all */
 	int limit;				/* KRETPROBE_SPARES_MAX() */
 #ifdef CONFIG_IRQ_WORK
@@ -121,9 +120,16 @@ kretprobe_holder_alloc(int n, int obj_size, gfp_t gfp)
 	return h;
 }
 
+/* is there room under the bound for one more spare pool? */
+static nokprobe_inline bool kretprobe_spares_room(struct kretprobe_spares *sp)
+{
+	return READ_ONCE(sp->count) + sp->pool_size <= sp->limit;
+}
+
 /*
  * Append one spare pool to the chain, unless the kretprobe is going or
- * the bound is reached.  Return: false if it could not be allocated.
+ * the bound is reached.  Its instances are the size of the reserved
+ * pool's.  Return: false if it could not be allocated.
  */
 static bool kretprobe_spares_add(struct kretprobe_spares *sp, gfp_t gfp)
 {
@@ -131,13 +137,14 @@ static bool kretprobe_spares_add(struct kretprobe_spares *sp, gfp_t gfp)
 	unsigned long flags;
 	bool keep = false;
 
-	if (READ_ONCE(sp->count) + sp->pool_size > sp->limit)
+	if (!kretprobe_spares_room(sp))
 		return true;
-	h = kretprobe_holder_alloc(sp->pool_size, sp->obj_size, gfp);
+	h = kretprobe_holder_alloc(sp->pool_size, sp->reserved->pool.obj_size,
+				   gfp);
 	if (!h)
 		return false;
 	raw_spin_lock_irqsave(&sp->lock, flags);
-	if (!sp->orphaned && sp->count + sp->pool_size <= sp->limit) {
+	if (!sp->orphaned && kretprobe_spares_room(sp)) {
 		RCU_INIT_POINTER(h->rp, rcu_dereference_protected(sp->reserved->rp, 1));
 		/* the pool is whole before a hit can find it */
 		smp_store_release(&sp->newest->next, h);
@@ -199,8 +206,7 @@ kretprobe_spare_pop(struct kretprobe_holder *rph)
 		if (ri)
 			break;
 	}
-	if ((!ri || h == READ_ONCE(sp->newest)) &&
-	    READ_ONCE(sp->count) + sp->pool_size <= sp->limit)
+	if ((!ri || h == READ_ONCE(sp->newest)) && kretprobe_spares_room(sp))
 		kretprobe_spares_ask(sp);
 	return ri;
 }
@@ -574,7 +580,6 @@ int kretprobe_pool_create(struct kretprobe *rp)
 	INIT_WORK(&sp->grow_work, kretprobe_spares_work);
 	sp->reserved = rph;
 	sp->newest = rph;
-	sp->obj_size = obj_size;
 	sp->limit = KRETPROBE_SPARES_MAX(rp->maxactive);
 	sp->pool_size = min(max(rp->maxactive, KRETPROBE_SPARE_POOL_MIN),
 			    sp->limit);

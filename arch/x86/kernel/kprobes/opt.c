@@ -19,9 +19,9 @@
  * runs the pre_handlers (and writes the slot over with the address a
  * pre_handler that returned 1 put in regs->ip).  The trampoline restores
  * the registers (a handler's changes included, the flags too, and with
- * them the interrupt state) and returns there.  The unwinder is handed those pt_regs, so a
- * stack trace taken in a handler shows the probed function and its
- * callers, as on the int3 path.
+ * them the interrupt state) and returns there.  The unwinder is handed
+ * those pt_regs, so a stack trace taken in a handler shows the probed
+ * function and its callers, as on the int3 path.
  *
  * When a region may be optimized (arch_prepare_opt()): every instruction
  * in it is relocatable (no transfer of control, nothing refused to

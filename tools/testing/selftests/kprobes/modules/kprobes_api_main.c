@@ -908,6 +908,26 @@ static bool in_window(unsigned long site, void *fn)
 	       site < (unsigned long)fn + KPT_SITE_WINDOW;
 }
 
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+/* a static call site's address (its table holds it relative) */
+static unsigned long static_call_addr(struct static_call_site *site)
+{
+	return (unsigned long)&site->addr + site->addr;
+}
+#endif
+
+#ifdef CONFIG_GENERIC_BUG
+/* a BUG()/WARN() site's address, as lib/bug.c reads it */
+static unsigned long bug_entry_addr(struct bug_entry *bug)
+{
+#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
+	return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
+#else
+	return bug->bug_addr;
+#endif
+}
+#endif
+
 static unsigned long jump_label_site_in(void *fn)
 {
 #ifdef CONFIG_JUMP_LABEL
@@ -929,8 +949,8 @@ static unsigned long static_call_site_in(void *fn)
 	unsigned int i;
 
 	for (i = 0; i < THIS_MODULE->num_static_call_sites; i++) {
-		struct static_call_site *site = &THIS_MODULE->static_call_sites[i];
-		unsigned long addr = (unsigned long)&site->addr + site->addr;
+		unsigned long addr =
+			static_call_addr(&THIS_MODULE->static_call_sites[i]);
 
 		if (in_window(addr, fn))
 			return addr;
@@ -945,14 +965,8 @@ static unsigned long bug_site_in(void *fn)
 	unsigned int i;
 
 	for (i = 0; i < THIS_MODULE->num_bugs; i++) {
-		struct bug_entry *bug = &THIS_MODULE->bug_table[i];
-		unsigned long addr;
+		unsigned long addr = bug_entry_addr(&THIS_MODULE->bug_table[i]);
 
-#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
-		addr = (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
-#else
-		addr = bug->bug_addr;
-#endif
 		if (in_window(addr, fn))
 			return addr;
 	}
@@ -1101,7 +1115,7 @@ static int t_core_patched_sites(void)
 	stop = (void *)kpt_lookup("__stop_static_call_sites");
 	for (struct static_call_site *site = start;
 	     site && site < (struct static_call_site *)stop; site++) {
-		unsigned long addr = (unsigned long)&site->addr + site->addr;
+		unsigned long addr = static_call_addr(site);
 
 		if (addr < stext || addr >= etext)
 			continue;
@@ -1113,13 +1127,8 @@ static int t_core_patched_sites(void)
 	start = (void *)kpt_lookup("__start___bug_table");
 	stop = (void *)kpt_lookup("__stop___bug_table");
 	for (struct bug_entry *b = start; b && b < (struct bug_entry *)stop; b++) {
-		unsigned long addr;
+		unsigned long addr = bug_entry_addr(b);
 
-#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
-		addr = (unsigned long)&b->bug_addr_disp + b->bug_addr_disp;
-#else
-		addr = b->bug_addr;
-#endif
 		if (addr < stext || addr >= etext)
 			continue;
 		kpt_core_try(&bug, addr);
@@ -1315,6 +1324,18 @@ static int t_kretprobe_disable_enable(void)
 	return kpt_failed;
 }
 
+/* a fresh kretprobe on kpt_recurse with one reserved instance, rh cleared */
+static int register_recurse_rp(struct kretprobe *rp)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->kp.symbol_name = "kpt_recurse";
+	rp->handler = ret_handler;
+	rp->data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
+	rp->maxactive = 1;
+	memset(&rh, 0, sizeof(rh));
+	return register_kretprobe(rp);
+}
+
 /*
  * Activations beyond maxactive: upstream misses them; ours takes spare
  * instances (kernel/kprobes_kretprobes.c), so 4 nested activations with
@@ -1322,15 +1343,9 @@ static int t_kretprobe_disable_enable(void)
  */
 static int t_kretprobe_nmissed_recursion(void)
 {
-	struct kretprobe rp = {
-		.kp.symbol_name = "kpt_recurse",
-		.handler = ret_handler,
-		.data_size = sizeof(struct kpt_ri_data),	/* ret_handler reads it */
-		.maxactive = 1,
-	};
+	struct kretprobe rp;
 
-	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
+	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
 		return 1;
 	KPT_EXPECT_EQ(call_recurse(3), 3);
 	unregister_kretprobe(&rp);
@@ -1360,13 +1375,7 @@ static int t_kretprobe_spare_bound(void)
 
 	if (upstream)
 		return KPT_SKIP_BECAUSE("no spare instances: see kretprobe_nmissed_recursion");
-	memset(&rp, 0, sizeof(rp));
-	rp.kp.symbol_name = "kpt_recurse";
-	rp.handler = ret_handler;
-	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
-	rp.maxactive = 1;
-	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
+	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
 		return 1;
 	local_irq_save(flags);
 	KPT_EXPECT_EQ(call_recurse(7), 7);
@@ -1375,13 +1384,7 @@ static int t_kretprobe_spare_bound(void)
 	KPT_EXPECT_EQ(rh.returns, 5);
 	KPT_EXPECT_EQ(rp.nmissed, 3);
 
-	memset(&rp, 0, sizeof(rp));
-	rp.kp.symbol_name = "kpt_recurse";
-	rp.handler = ret_handler;
-	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
-	rp.maxactive = 1;
-	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
+	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
 		return 1;
 	KPT_EXPECT_EQ(call_recurse(99), 99);
 	unregister_kretprobe(&rp);
