@@ -384,7 +384,11 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
 	 * fentry site, which kprobe_resolve() already did (the ENDBR rule).
 	 */
 	*ftrace = false;
+#ifdef CONFIG_DYNAMIC_FTRACE
 	loc = ftrace_location_range(addr, addr);
+#else
+	loc = 0;	/* no fentry records at all */
+#endif
 	if (!loc)
 		return 0;
 	if (loc != addr)
