@@ -137,9 +137,16 @@ result "calls on 2 CPUs while (un)optimized in a loop: every hit counted, result
 # fails its init so that nothing stays loaded)
 insmod $M/kpt_opt_tail.ko 2>/dev/null
 dmesg | grep "kpt_opt_tail:" | tail -1 | sed 's/^\[[ 0-9.]*\] /# /'
-dmesg | grep "kpt_opt_tail:" | tail -1 | grep -q "optimized, result 13, hits 1$" &&
-	! dmesg | grep "kpt_opt_tail:" | tail -1 | grep -q "not optimized"
-result "the last function of a module's text: optimized, result right" $?
+tail=$(dmesg | grep "kpt_opt_tail:" | tail -1)
+# upstream once refused this probe in CI (and never here): say so
+if [ -n "$upstream" ] && echo "$tail" | grep -q "register_kprobe: "; then
+	skip "the last function of a module's text: optimized, result right" \
+		"upstream differs: ${tail#*kpt_opt_tail: }"
+else
+	echo "$tail" | grep -q "optimized, result 13, hits 1$" &&
+		! echo "$tail" | grep -q "not optimized"
+	result "the last function of a module's text: optimized, result right" $?
+fi
 
 rmmod kpt_opt
 ! grep -q 'kpo_target' $D/list

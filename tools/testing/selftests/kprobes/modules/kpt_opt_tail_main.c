@@ -8,6 +8,7 @@
  *
  *   kpt_opt_tail: <optimized|not optimized>, result <n>, hits <n>
  *
+ * or "kpt_opt_tail: register_kprobe: <errno>" if the probe was refused,
  * and fails with -EAGAIN so that nothing stays loaded.
  */
 #include <linux/module.h>
@@ -35,10 +36,11 @@ static int __init kpot_init(void)
 	};
 	bool jump;
 	long r;
-	int i;
+	int i, ret;
 
-	if (register_kprobe(&kp)) {
-		pr_info("kpt_opt_tail: register_kprobe failed\n");
+	ret = register_kprobe(&kp);
+	if (ret) {
+		pr_info("kpt_opt_tail: register_kprobe: %d\n", ret);
 		return -EAGAIN;
 	}
 	for (i = 0; i < 100 && *(u8 *)kp.addr != KPOT_JMP32; i++)
