@@ -596,6 +596,20 @@ static struct kprobe *site_solo(struct kprobe_site *s, bool want_armed)
 	return kp;
 }
 
+/* the probe for struct kprobe_site.solo_post, or NULL */
+static struct kprobe *site_solo_post(struct kprobe_site *s, bool want_armed)
+{
+	struct kprobe *kp;
+
+	if (!want_armed || (s->flags & KPROBE_SITE_FTRACE) ||
+	    !list_is_singular(&s->probes))
+		return NULL;
+	kp = list_first_entry(&s->probes, struct kprobe, list);
+	if (!kp->post_handler || kprobe_is_jprobe(kp))
+		return NULL;
+	return kp;
+}
+
 /*
  * Make the site's text state match what its probes want (int3 sites at
  * once, ftrace sites queued for kprobe_batch_ftrace()), and publish
@@ -614,6 +628,7 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
 	WRITE_ONCE(s->solo, site_solo(s, want));
+	WRITE_ONCE(s->solo_post, site_solo_post(s, want));
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))
@@ -887,6 +902,7 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	WRITE_ONCE(s->solo, NULL);
+	WRITE_ONCE(s->solo_post, NULL);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* no probes left: kprobe_batch_ftrace() unhooks it */
 		if (list_empty(&s->ftrace_node))
@@ -1022,6 +1038,7 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		WRITE_ONCE(s->has_post, true);
 	/* hits walk the list, p included, until site_sync() decides */
 	WRITE_ONCE(s->solo, NULL);
+	WRITE_ONCE(s->solo_post, NULL);
 	list_add_tail_rcu(&p->list, &s->probes);
 	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
 		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));

@@ -48,6 +48,12 @@ struct kprobe_site {
 	 * hits walk probes.  Written by site_sync() under kprobe_mutex.
 	 */
 	struct kprobe *solo;
+	/*
+	 * The int3 path's second shortcut: the site's one probe when it has
+	 * a post_handler (enabled, not a jprobe, alone, site armed, not an
+	 * ftrace site); else NULL.  Never set together with solo.
+	 */
+	struct kprobe *solo_post;
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */

@@ -57,8 +57,9 @@ enum kprobe_insn_kind {
 
 struct arch_specific_insn {
 	/*
-	 * the slot: a copy of the insn (RIP-relative fixed) + int3, and if
-	 * boostable another copy + jmp back at KPROBE_BOOST_OFFSET
+	 * the slot: a copy of the insn (RIP-relative fixed) + a call to
+	 * kprobe_step_trampoline (or an int3), and if boostable another
+	 * copy + jmp back at KPROBE_BOOST_OFFSET
 	 */
 	kprobe_opcode_t *insn;
 	/* the original instruction bytes, for decoding and disarming */
@@ -71,6 +72,7 @@ struct arch_specific_insn {
 	bool indirect_call;	/* KP_EMULATE_INDIRECT: call, not jmp */
 	bool boostable;		/* KP_STEP with a boost copy in the slot */
 	bool stepless;		/* emulated or boostable: no single-step */
+	bool step_call;		/* the step copy ends in a call, not an int3 */
 	u8 src, dst;		/* push/mov: pt_regs offsets of the registers */
 	bool wide;		/* mov: 64 bits (else 32, zero-extended) */
 	/* jump optimization (opt.c): the detour, and the bytes it replaces */
@@ -123,6 +125,8 @@ int kprobe_int3_handler(struct pt_regs *regs);
 /* The backend's assembly, and the C it calls; not for probe modules. */
 void kprobe_fault_landing(void);		/* core.c: #PF handled */
 extern const u8 kprobe_fault_resume[];
+void kprobe_step_trampoline(void);		/* core.c: a step copy's end */
+void kprobe_step_callback(struct pt_regs *regs);
 void jprobe_trampoline(void);			/* jprobes.c */
 extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
 void *jprobe_trampoline_enter(unsigned long *mirror);

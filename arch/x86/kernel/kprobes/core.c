@@ -21,12 +21,16 @@
  *    instructions), which makes a probe there one trap per hit even with
  *    a post_handler.
  *  - Everything else is single-stepped out of line: a copy sits in a slot
- *    (kernel/kprobes_slots.c) followed by an int3.  We point regs->ip at
- *    the copy with IF cleared and return from the trap; the copy runs and
- *    traps on the int3 after it (the "second int3" of the 6.12 kernel, no
- *    TF/#DB trap: one exception path, no DR6 bookkeeping, and the debug
- *    registers stay the debugger's).  There we move ip back to the
- *    instruction after the original, restore IF, and run the post_handlers.
+ *    (kernel/kprobes_slots.c) followed by a call to kprobe_step_trampoline
+ *    (or, where that call does not fit or the copy is a popf, by an int3).
+ *    We point regs->ip at the copy with IF cleared and return from the
+ *    trap; the copy runs and calls the trampoline, which builds pt_regs
+ *    as a trap would and hands them to kprobe_step_callback(): one trap
+ *    per hit, not two (no TF/#DB trap either way: no DR6 bookkeeping,
+ *    and the debug registers stay the debugger's).  There we move ip back
+ *    to the instruction after the original, restore IF, and run the
+ *    post_handlers.  Interrupts stay off from the int3 to the end of the
+ *    post_handlers, so the hit's frame stays this CPU's, as with a trap.
  *    A RIP-relative operand in the copy has its displacement adjusted so
  *    it still addresses what the original did; slots are allocated within
  *    +-2GB of kernel text for that reason.  pushf/popf get their IF fixed.
@@ -345,8 +349,26 @@ static int copy_insn(struct kprobe_site *s, struct insn *insn,
 }
 
 /*
+ * May the single-step copy end in a call to kprobe_step_trampoline rather
+ * than an int3?  Not after a popf: it may set IF, and an interrupt
+ * before the call would find this CPU's frame mid-hit (an int3 traps
+ * before any).  The copy and the call must fit before the boost copy,
+ * and the call must reach.
+ */
+static bool step_call_fits(struct arch_specific_insn *ai, kprobe_opcode_t *slot)
+{
+	s64 rel = (s64)kprobe_step_trampoline -
+		  (s64)(slot + ai->len + CALL_INSN_SIZE);
+
+	return !(ai->fixups & KP_FIX_POPF) &&
+	       ai->len + CALL_INSN_SIZE <= KPROBE_BOOST_OFFSET &&
+	       rel == (s32)rel;
+}
+
+/*
  * Write the copies for out-of-line execution into the slot: at 0 the
- * instruction followed by an int3 that brings us back (single-step), and
+ * instruction followed by the call (or int3) that brings us back
+ * (single-step), and
  * if it is boostable, at KPROBE_BOOST_OFFSET the instruction followed by
  * a jump to the next original instruction.
  */
@@ -355,6 +377,7 @@ static int prepare_slot(struct kprobe_site *s, struct insn *insn)
 	struct arch_specific_insn *ai = &s->ainsn;
 	u8 buf[KPROBE_SLOT_SIZE];
 	kprobe_opcode_t *slot, *boost;
+	unsigned int step_len;
 	int ret;
 
 	slot = get_insn_slot();
@@ -367,6 +390,13 @@ static int prepare_slot(struct kprobe_site *s, struct insn *insn)
 		return ret;
 	}
 	buf[ai->len] = INT3_INSN_OPCODE;
+	step_len = ai->len + INT3_INSN_SIZE;
+	if (step_call_fits(ai, slot)) {
+		__text_gen_insn(buf + ai->len, CALL_INSN_OPCODE, slot + ai->len,
+				kprobe_step_trampoline, CALL_INSN_SIZE);
+		ai->step_call = true;
+		step_len = ai->len + CALL_INSN_SIZE;
+	}
 
 	boost = slot + KPROBE_BOOST_OFFSET;
 	ai->boostable = insn_boostable(s, insn) &&
@@ -383,7 +413,7 @@ static int prepare_slot(struct kprobe_site *s, struct insn *insn)
 			ai->boostable = false;
 	}
 	mutex_lock(&text_mutex);
-	text_poke(slot, buf, ai->boostable ? KPROBE_SLOT_SIZE : ai->len + INT3_INSN_SIZE);
+	text_poke(slot, buf, ai->boostable ? KPROBE_SLOT_SIZE : step_len);
 	mutex_unlock(&text_mutex);
 	ai->insn = slot;
 	return 0;
@@ -648,6 +678,90 @@ static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 
 NOKPROBE_SYMBOL(kprobe_finish_step);
 
+/* pt_regs offsets the trampoline uses (no asm-offsets in a C file) */
+#define STEP_REGS_SP	152
+#define STEP_REGS_SIZE	168
+static_assert(offsetof(struct pt_regs, sp) == STEP_REGS_SP);
+static_assert(sizeof(struct pt_regs) == STEP_REGS_SIZE);
+
+/*
+ * The end of a single-step copy: it calls here, interrupts off since the
+ * int3 (the copy cannot have set IF: popf ends in an int3 instead).  We
+ * build pt_regs below the return address the call pushed, regs->sp the
+ * stack pointer the copy left, and kprobe_step_callback() finishes the
+ * hit (as kprobe_finish_step() does at the int3 it replaces), then writes
+ * where to go on over that return address.  The unwinder is told that
+ * %rsp points at full pt_regs, so a stack trace from a post_handler goes
+ * from here to the probed function and its callers, as from the int3.
+ */
+asm(".pushsection .kprobes.text, \"ax\"\n"
+	".global kprobe_step_trampoline\n"
+	".type kprobe_step_trampoline, @function\n"
+	"kprobe_step_trampoline:\n"
+	ANNOTATE_NOENDBR	/* reached by direct calls from slots only */
+	UNWIND_HINT_FUNC
+	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp */
+	"	pushfq\n"			/* regs->flags */
+	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
+	"	leaq " __stringify(STEP_REGS_SIZE + 8) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(STEP_REGS_SP) "(%rsp)\n"
+	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
+	"	movq %rsp, %rdi\n"
+	"	call kprobe_step_callback\n"
+	RESTORE_REGS_STRING
+	"	popfq\n"			/* IF as it was before the int3 */
+	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	UNWIND_HINT_FUNC
+	ASM_RET
+	".size kprobe_step_trampoline, .-kprobe_step_trampoline\n"
+	".popsection\n"
+);
+NOKPROBE_SYMBOL(kprobe_step_trampoline);
+STACK_FRAME_NON_STANDARD_FP(kprobe_step_trampoline);
+
+/*
+ * Called by kprobe_step_trampoline with the pt_regs it built.  The top
+ * frame on this CPU is the hit whose copy just ran: interrupts have been
+ * off since its int3, so nothing else ran here but complete nested hits
+ * (an NMI's), and a fault in the copy drops the frame without reaching
+ * the call.  notrace: a function tracer here would run mid-hit.
+ */
+__used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
+{
+	unsigned long *ret = (unsigned long *)(regs + 1);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_frame *f = kprobe_frame_top(kcb);
+	struct kprobe *kp;
+
+	/*
+	 * lockdep saw the int3's exit restore the interrupted state; the
+	 * copy ran with IF clear, as the post_handlers do (they ran in the
+	 * second trap before).  The popfq gives IF back.
+	 */
+	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && f->saved_if)
+		trace_hardirqs_off();
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->orig_ax = ~0UL;
+	kp = READ_ONCE(f->site->solo_post);
+	if (likely(kp == f->kp && kcb->depth == 1 &&
+		   f->status == KPROBE_HIT_SS && !f->site->ainsn.fixups)) {
+		/* kprobe_int3_solo_post()'s hit: kprobe_finish_step(), short */
+		regs->ip = f->site->addr + f->site->ainsn.len;
+		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
+		f->status = KPROBE_HIT_SSDONE;
+		kp->post_handler(kp, regs, 0);
+		kprobe_solo_done(kcb);
+	} else {
+		kprobe_finish_step(regs, kcb, f);
+	}
+	*ret = regs->ip;
+	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
+		trace_hardirqs_on();
+}
+
+NOKPROBE_SYMBOL(kprobe_step_callback);
+
 /*
  * A fault_handler that handled a #PF.  6.12's #PF path WARNs when the
  * kprobes hook returns 1 (it expects only the single-step fixup, done
@@ -809,6 +923,26 @@ static noinline int kprobe_int3_solo(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_int3_solo);
 
+/*
+ * The second shortcut: kp is s->solo_post, the site's one probe, with a
+ * post_handler, and no hit is under way.  The general path's steps with
+ * the answers known left out; the instruction is carried out as there.
+ */
+static noinline int kprobe_int3_solo_post(struct pt_regs *regs,
+					  struct kprobe_ctlblk *kcb,
+					  struct kprobe_site *s, struct kprobe *kp)
+{
+	kprobe_solo_begin(kcb, s, kp);
+	if (kp->pre_handler && kp->pre_handler(kp, regs)) {
+		kprobe_solo_done(kcb);
+		return 1;
+	}
+	kprobe_execute(s, regs, kcb, &kcb->frame[0]);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_solo_post);
+
 /**
  * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
  * @regs: registers at the trap; regs->ip is the int3's address + 1
@@ -824,6 +958,8 @@ NOKPROBE_SYMBOL(kprobe_int3_solo);
  * general path's steps for that case with every test whose answer is
  * known left out: one frame, one call, then the instruction boosted,
  * emulated, or (while the optimizer patches the site) the detour's copy.
+ * A site whose one probe has a post_handler (struct kprobe_site.solo_post)
+ * takes kprobe_int3_solo_post(), the same idea for that case.
  *
  * Return: 1 if handled.
  */
@@ -841,8 +977,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	s = __kprobe_site_lookup(regs->ip - INT3_INSN_SIZE);
 	kp = s ? READ_ONCE(s->solo) : NULL;
 	/* (an ftrace site is never stepless: it has no instruction prepared) */
-	if (!kp || !s->ainsn.stepless)
+	if (unlikely(!kp || !s->ainsn.stepless)) {
+		kp = s ? READ_ONCE(s->solo_post) : NULL;
+		if (kp)
+			return kprobe_int3_solo_post(regs, kcb, s, kp);
 		return kprobe_int3_general(regs, kcb, s);
+	}
 	return kprobe_int3_solo(regs, kcb, s, kp);
 }
 

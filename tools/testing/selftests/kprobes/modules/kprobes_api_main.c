@@ -28,6 +28,9 @@
 #include <linux/vmalloc.h>
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
+#include <linux/stacktrace.h>
+#include <linux/kallsyms.h>
+#include <linux/string.h>
 #include <linux/bug.h>
 #ifdef CONFIG_X86_KERNEL_IBT
 #include <asm/ibt.h>
@@ -271,6 +274,73 @@ static int t_symbol_offset_single_step(void)
 	KPT_EXPECT_EQ(h.post_ax, KPT_ASM_BASE + 5);
 	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kpt_asm_ret);
 	KPT_EXPECT(!h.pre_preemptible && !h.post_preemptible);
+	return kpt_failed;
+}
+
+/*
+ * What a post_handler after a single-step sees of its context: the
+ * stack pointer and the interrupt flag of the probed code as the
+ * pre_handler saw them (the add moves neither), interrupts off while it
+ * runs, and a stack trace that goes through the probed function to its
+ * caller.  Ours reaches the post_handler through a call at the end of
+ * the copy (one trap per hit), upstream through a second trap: both must
+ * look the same to the handler.
+ */
+static struct {
+	unsigned long pre_sp, post_sp, pre_flags, post_flags;
+	bool pre_irqs_off, post_irqs_off;
+	bool in_func, in_caller;
+} sc;
+
+static int step_ctx_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	sc.pre_sp = kernel_stack_pointer(regs);
+	sc.pre_flags = regs->flags;
+	sc.pre_irqs_off = irqs_disabled();
+	return 0;
+}
+
+static void step_ctx_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	unsigned long trace[16];
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, n;
+
+	sc.post_sp = kernel_stack_pointer(regs);
+	sc.post_flags = regs->flags;
+	sc.post_irqs_off = irqs_disabled();
+	n = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
+	for (i = 0; i < n; i++) {
+		sprint_symbol(sym, trace[i]);
+		if (str_has_prefix(sym, "kpt_asm+"))
+			sc.in_func = true;
+		if (str_has_prefix(sym, "t_step_post_context+"))
+			sc.in_caller = true;
+	}
+}
+
+static noinline int t_step_post_context(void)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = step_ctx_pre;
+	kp.post_handler = step_ctx_post;
+	memset(&sc, 0, sizeof(sc));
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(call_asm(7), KPT_ASM_BASE + 7);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KPT_EXPECT(sc.pre_sp && sc.post_sp == sc.pre_sp);
+	/* interrupts were on where the call was made */
+	KPT_EXPECT(sc.pre_flags & X86_EFLAGS_IF);
+	KPT_EXPECT(sc.post_flags & X86_EFLAGS_IF);
+	KPT_EXPECT(sc.pre_irqs_off && sc.post_irqs_off);
+	KPT_EXPECT(sc.in_func);
+	KPT_EXPECT(sc.in_caller);
 	return kpt_failed;
 }
 
@@ -1985,6 +2055,7 @@ static const struct kpt_case cases[] = {
 	{ "register_by_addr", t_register_by_addr },
 	{ "register_by_symbol", t_register_by_symbol },
 	X86_CASE("symbol_offset_single_step", t_symbol_offset_single_step),
+	X86_CASE("step_post_context", t_step_post_context),
 	{ "pre_handler_changes_ip", t_pre_handler_changes_ip },
 	X86_CASE("reentry_counts_nmissed", t_reentry_counts_nmissed),
 	{ "reentry_ftrace_counts_nmissed", t_reentry_ftrace_counts_nmissed },
