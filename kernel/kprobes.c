@@ -73,6 +73,8 @@
 #include <linux/bug.h>
 #include <linux/cfi.h>
 #include <linux/mm.h>
+#include <linux/hashtable.h>
+#include <linux/workqueue.h>
 
 #include <asm/sections.h>
 #include <linux/cacheflush.h>
@@ -649,6 +651,103 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	return 0;
 }
 
+/*
+ * Lingering hooks.  Unhooking an fentry site is an ftrace filter update,
+ * and ftrace walks every record it has for each (about 4.7 M instructions
+ * on a distribution kernel, whatever the number of sites): what a tool
+ * detaching its probes one by one pays per probe.  So a site that leaves
+ * the plain ops stays hooked there ("lingers"): the callback finds no
+ * armed site at it and returns at once.  The lingering hooks are
+ * removed together, in one update, by kprobe_linger_work a little later
+ * (KPROBE_LINGER_DELAY), or at once when their module goes; a site that
+ * comes to a lingering address on the plain ops takes its hook over with
+ * no update at all (a tool detaching and attaching again).  Never on the
+ * IPMODIFY ops: livepatch and BPF trampolines need that ops off a
+ * function as soon as its probes are.  All under kprobe_mutex.
+ */
+#define KPROBE_LINGER_DELAY	(HZ / 4)
+
+struct kprobe_linger {
+	struct hlist_node node;
+	unsigned long ip;
+};
+
+static DEFINE_HASHTABLE(kprobe_lingering, 8);
+static unsigned int kprobe_nr_lingering;
+
+static void kprobe_linger_work_fn(struct work_struct *unused);
+static DECLARE_DELAYED_WORK(kprobe_linger_work, kprobe_linger_work_fn);
+
+/* ip's hook stays on the plain ops; false if memory is short */
+static bool kprobe_linger_add(unsigned long ip)
+{
+	struct kprobe_linger *l = kmalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return false;
+	l->ip = ip;
+	hash_add(kprobe_lingering, &l->node, ip);
+	if (!kprobe_nr_lingering++)
+		schedule_delayed_work(&kprobe_linger_work, KPROBE_LINGER_DELAY);
+	return true;
+}
+
+/* was ip's hook lingering?  Then it is the caller's now */
+static bool kprobe_linger_take(unsigned long ip)
+{
+	struct kprobe_linger *l;
+
+	if (!kprobe_nr_lingering)
+		return false;
+	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+		if (l->ip == ip) {
+			hash_del(&l->node);
+			kfree(l);
+			kprobe_nr_lingering--;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Unhook the lingering sites for which in() holds (every one if in is
+ * NULL), in one ftrace update.
+ */
+static void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
+{
+	struct kprobe_linger *l;
+	struct hlist_node *t;
+	unsigned long *ips;
+	int bkt, n = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_nr_lingering)
+		return;
+	ips = kvmalloc_array(kprobe_nr_lingering, sizeof(*ips), GFP_KERNEL);
+	hash_for_each_safe(kprobe_lingering, bkt, t, l, node) {
+		if (in && !in(l->ip, arg))
+			continue;
+		if (ips)
+			ips[n++] = l->ip;
+		else	/* no memory for a list: one update each */
+			kprobe_ftrace_update(false, NULL, 0, &l->ip, 1);
+		hash_del(&l->node);
+		kfree(l);
+		kprobe_nr_lingering--;
+	}
+	if (n)
+		kprobe_ftrace_update(false, NULL, 0, ips, n);
+	kvfree(ips);
+}
+
+static void kprobe_linger_work_fn(struct work_struct *unused)
+{
+	mutex_lock(&kprobe_mutex);
+	kprobe_linger_flush(NULL, NULL);
+	mutex_unlock(&kprobe_mutex);
+}
+
 /* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
 enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
 
@@ -678,7 +777,7 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 {
 	unsigned long *ips[FT_LISTS];
 	int n[FT_LISTS] = { 0 }, ret = 0, err, i;
-	bool hooked[2] = { true, true }, moving = false;
+	bool hooked[2] = { true, true }, moving = false, unhooked_plain = false;
 	struct kprobe_site *s, *t;
 
 	for (i = 0; i < FT_LISTS; i++)
@@ -691,11 +790,24 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 			WRITE_ONCE(s->ftrace_dual, true);
 			moving = true;
 		} else if (armed && !want) {
+			/* its hook stays while nothing else changes */
+			if (!s->armed_ipmodify && kprobe_linger_add(s->addr))
+				continue;
 			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
 			continue;
 		} else if (armed || !want) {
 			continue;
+		} else if (kprobe_linger_take(s->addr)) {
+			if (!post) {
+				/* hooked already: armed from now on */
+				s->flags |= KPROBE_SITE_ARMED;
+				s->armed_ipmodify = false;
+				continue;
+			}
+			/* off the plain ops in this update, once on the other */
+			ips[FT_DEL][n[FT_DEL]++] = s->addr;
+			unhooked_plain = true;
 		}
 		i = post ? FT_ADD_IPMODIFY : FT_ADD;
 		ips[i][n[i]++] = s->addr;
@@ -723,8 +835,12 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	}
 	for (i = 0; i < 2; i++)
 		kprobe_ftrace_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
-	/* every call from now on finds each mover on one ops only */
-	if (moving)
+	/*
+	 * every call from now on finds each mover on one ops only, and no
+	 * callback of the plain ops still runs for a lingering hook taken
+	 * over by the IPMODIFY one
+	 */
+	if (moving || unhooked_plain)
 		kprobe_ftrace_walk_sync();
 
 	/* the same decisions again, now recorded in the sites */
@@ -1341,6 +1457,8 @@ static void kprobes_kill_range(bool (*in)(unsigned long, void *), void *arg)
 			site_kill(s, &b);
 	}
 	kprobe_batch_ftrace(&b);
+	/* ftrace forgets the text's records next: no hook may linger there */
+	kprobe_linger_flush(in, arg);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 }

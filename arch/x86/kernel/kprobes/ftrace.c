@@ -94,7 +94,8 @@ void kprobe_ftrace_walk_sync(void)
 
 /*
  * A hit the fast path leaves: several probes or a post_handler or jprobe
- * on the site, or a hit already under way on this CPU.  Returns true when
+ * on the site, a hit already under way on this CPU, or a site not armed.
+ * Returns true when
  * a jprobe's handler runs next, reached by ftrace's return to regs->ip:
  * its frame stays, and interrupts stay off (ftrace restores the flags
  * from regs, IF cleared) until its jprobe_return() traps.
@@ -107,6 +108,13 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 	unsigned long orig_ip = regs->ip;
 	struct kprobe_frame *f;
 
+	/*
+	 * A hook left lingering (kernel/kprobes.c) on a site whose probes
+	 * are all disabled, or one the IPMODIFY ops is taking over: nothing
+	 * to run.  (An armed site's hits start once it is marked so.)
+	 */
+	if (unlikely(!(READ_ONCE(s->flags) & KPROBE_SITE_ARMED)))
+		return false;
 	f = kprobe_hit_begin(s);
 	if (!f)
 		return false;

@@ -4,7 +4,7 @@
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
 . /harness/ktap.sh
-plan 19
+plan 21
 
 echo > $T/trace
 echo > $T/kprobe_events
@@ -30,9 +30,29 @@ result "kprobes/list hides addresses under kptr_restrict=2" $r
 
 echo 1 > $T/events/kpt/clone/enable
 /bin/true; /bin/true
+ef=$T/enabled_functions
+[ -e $ef ] && grep -q '^kernel_clone ' $ef
+hooked=$?
 echo 0 > $T/events/kpt/clone/enable
 [ "$(grep -c ' clone: (kernel_clone+0x' $T/trace)" -ge 2 ]
 result "enabled event traced each fork" $?
+# an entry probe's ftrace hook: there while enabled, gone soon after (ours
+# leaves it a moment, so that a tool detaching and attaching again, or
+# detaching many, pays one ftrace update for all)
+if [ -e $ef ]; then
+	result "enabled_functions lists kernel_clone while its event is enabled" $hooked
+	i=0
+	while grep -q '^kernel_clone ' $ef && [ $i -lt 3 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	! grep -q '^kernel_clone ' $ef
+	result "... and not 3 s after it was disabled (${i} s)" $?
+else
+	skip "enabled_functions lists kernel_clone while its event is enabled" \
+		"this boot: no dynamic ftrace"
+	skip "... and not 3 s after it was disabled" "this boot: no dynamic ftrace"
+fi
 hits=$(awk '$1 == "clone" { print $2 }' $T/kprobe_profile)
 [ "${hits:-0}" -ge 2 ]
 result "kprobe_profile counts hits ($hits)" $?

@@ -9,7 +9,7 @@
 #                both implementations update ftrace per probe there, so
 #                10000 takes many minutes)
 #   BENCH_LOOPS  calls per per-hit figure (default 20000)
-#   BENCH_ONLY=hit  the per-hit figures only
+#   BENCH_ONLY=hit  the per-hit figures only; =tracefs the tracefs ones only
 #   BENCH_SCALE_S  guest seconds the scale phase may spend registering
 set -u
 . /harness/ktap.sh
@@ -28,7 +28,9 @@ sed 's/.*[[:space:]]//' /sys/kernel/debug/kprobes/blacklist | sort -u > /tmp/bla
 grep -v -x -F -f /tmp/black /tmp/all > /tmp/funcs
 kpb "funcs candidates $(wc -l < /tmp/funcs) of $(wc -l < /tmp/all)"
 
-insmod $KO phase=hit loops="$LOOPS" && rmmod kprobes_bench
+only=${BENCH_ONLY:-}
+[ "$only" = tracefs ] ||
+	{ insmod $KO phase=hit loops="$LOOPS" && rmmod kprobes_bench; }
 
 # Uprobe hits: kpt_utarget's loop of LOOPS calls unprobed, then with a
 # tracefs uprobe event (recording), a counting uprobe_consumer (the
@@ -79,9 +81,10 @@ uprobe_hits() {
 	exec 7>&- 8<&-
 	wait
 }
-uprobe_hits
-if [ "${BENCH_ONLY:-}" = hit ]; then kpb "end"; exit 0; fi
+[ "$only" = tracefs ] || uprobe_hits
+if [ "$only" = hit ]; then kpb "end"; exit 0; fi
 
+[ "$only" = tracefs ] && N=
 for n in $N; do
 	head -n "$n" /tmp/funcs > /tmp/funcs.n
 	f=; case " $KN " in *" $n "*) f=funcs=/tmp/funcs.n ;; esac
@@ -110,6 +113,7 @@ for n in $KN; do
 	t4=$(now)
 	kpb "tracefs $n remove $((t4 - t3)) left $(wc -l < $T/kprobe_events)"
 done
+if [ "$only" = tracefs ]; then rmmod kprobes_bench; kpb "end"; exit 0; fi
 
 # The busybox workload of /harness/ktap.sh (fork/exec, file I/O, HTTP).
 workload_start

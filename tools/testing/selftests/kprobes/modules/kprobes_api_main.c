@@ -29,6 +29,7 @@
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/stacktrace.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/string.h>
 #include <linux/bug.h>
@@ -733,6 +734,98 @@ static int t_batch_register(void)
 
 #define KPT_NO_FTRACE_SITES \
 	"this boot: no kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE is off)"
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+static void kpt_ipmodify_func(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+}
+
+/* may an IPMODIFY user (livepatch, a BPF trampoline) take fn now? */
+static int kpt_ipmodify_claim(void *fn)
+{
+	struct ftrace_ops ops = {
+		.func = kpt_ipmodify_func,
+		.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	};
+	int ret;
+
+	ret = ftrace_set_filter_ip(&ops, (unsigned long)fn, 0, 0);
+	if (!ret) {
+		ret = register_ftrace_function(&ops);
+		if (!ret)
+			unregister_ftrace_function(&ops);
+	}
+	ftrace_free_filter(&ops);
+	return ret;
+}
+#endif
+
+/*
+ * Probes leaving an ftrace site one by one, and coming back: each call
+ * runs each handler exactly once, whatever stayed hooked in between (ours
+ * leaves the plain ops' hook lingering a moment), and once the last
+ * probe with a post_handler is gone an IPMODIFY user may take the
+ * function at once.
+ */
+static int t_ftrace_leave_and_return(void)
+{
+	struct kprobe kp1, kp2;
+	int want = 3 * 31 + 4, i;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	for (i = 0; i < 3; i++) {
+		init_probe(&kp1);
+		kp1.addr = (kprobe_opcode_t *)kpt_target;
+		kp1.pre_handler = pre_record;
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+			return 1;
+		KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+		reset();
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+		unregister_kprobe(&kp1);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+	}
+
+	/* where the plain ops' hook may linger: the IPMODIFY ops, once */
+	init_probe(&kp2);
+	kp2.addr = (kprobe_opcode_t *)kpt_target;
+	kp2.pre_handler = pre_record;
+	kp2.post_handler = post_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
+		return 1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 1);
+	unregister_kprobe(&kp2);
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT(h.pre == 1 && h.post == 1);
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+	KPT_EXPECT_EQ(kpt_ipmodify_claim(kpt_target), 0);
+#endif
+
+	/* disabled then enabled again, several times */
+	init_probe(&kp1);
+	kp1.addr = (kprobe_opcode_t *)kpt_target;
+	kp1.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	reset();
+	for (i = 0; i < 3; i++) {
+		KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+	}
+	KPT_EXPECT_EQ(h.pre, 3);
+	unregister_kprobe(&kp1);
+	KPT_EXPECT_EQ(kp1.nmissed, 0);
+	return kpt_failed;
+}
 
 /*
  * An ftrace site moves between our two ftrace_ops as a post_handler comes
@@ -2066,6 +2159,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("batch_register", t_batch_register),
 	X86_CASE("batch_rollback", t_batch_rollback),
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
+	{ "ftrace_leave_and_return", t_ftrace_leave_and_return },
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
 	X86_CASE("core_patched_sites", t_core_patched_sites),
