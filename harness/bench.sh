@@ -39,14 +39,14 @@ for impl in ${BENCH_IMPLS:-ours upstream}; do
 	dir=$(mktemp -d)
 	cp "$mod/kprobes_bench.ko" "$mod/kpt_uconsumer.ko" "$src/bench.sh" "$dir/"
 	for run in $runs; do
-		opts=
-		case $run in icount*) opts="-icount shift=0" ;; esac
+		opts= icount=0
+		case $run in icount*) opts="-icount shift=0" icount=1 ;; esac
 		say "bench: $tag, $run${opts:+ ($opts)}"
 		t0=$(date +%s)
 		# shellcheck disable=SC2016
 		RUN_NAME=bench-$run QEMU_OPTS="$qopts $opts ${QEMU_OPTS:-}" DIR=$dir \
 			TIMEOUT=${BENCH_TIMEOUT:-3600} KERNEL_ARGS=$args \
-			CMD="BENCH_N='${BENCH_N:-1000 10000}' BENCH_KN='${BENCH_KN:-1000}' BENCH_LOOPS=${BENCH_LOOPS:-20000} BENCH_ONLY=${BENCH_ONLY:-} BENCH_SCALE_S=${BENCH_SCALE_S:-120} sh bench.sh" \
+			CMD="BENCH_N='${BENCH_N:-1000 10000}' BENCH_KN='${BENCH_KN:-1000}' BENCH_LOOPS=${BENCH_LOOPS:-20000} BENCH_ONLY=${BENCH_ONLY:-} BENCH_SCALE_S=${BENCH_SCALE_S:-120} BENCH_ICOUNT=$icount sh bench.sh" \
 			"$H/boot.sh" exec > "$out/console-$tag-$run.txt" 2>&1 ||
 			echo "  (the $tag $run boot failed: see $out/console-$tag-$run.txt)"
 		cp "$LOGS/bench-$run-$impl.log" "$out/log-$tag-$run.txt" 2>/dev/null || true

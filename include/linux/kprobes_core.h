@@ -163,21 +163,25 @@ static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
  * arithmetic.  s is NULL for a handler that runs outside a probe site
  * (the kretprobe trampoline's).
  */
+/*
+ * These write this CPU's kprobe_ctlblk through %gs-relative accesses, not
+ * through kcb (which is this CPU's, interrupts being off): a hit then
+ * needs no per-CPU base in a register, kept across the handler's call.
+ */
 static nokprobe_inline void kprobe_solo_begin(struct kprobe_ctlblk *kcb,
 					      struct kprobe_site *s,
 					      struct kprobe *kp)
 {
-	struct kprobe_frame *f = &kcb->frame[0];
-
-	kcb->depth = 1;
-	f->site = s;
-	f->status = KPROBE_HIT_ACTIVE;
-	kprobe_frame_set_kp(f, kp);
+	__this_cpu_write(kprobe_ctlblk.depth, 1);
+	__this_cpu_write(kprobe_ctlblk.frame[0].site, s);
+	__this_cpu_write(kprobe_ctlblk.frame[0].status, KPROBE_HIT_ACTIVE);
+	__this_cpu_write(kprobe_ctlblk.frame[0].kp, kp);
+	__this_cpu_write(current_kprobe, kp);
 }
 
 static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
 {
-	kcb->depth = 0;
+	__this_cpu_write(kprobe_ctlblk.depth, 0);
 	__this_cpu_write(current_kprobe, NULL);
 }
 
@@ -188,7 +192,7 @@ static nokprobe_inline struct kprobe *kprobe_solo_now(struct kprobe_site *s,
 	struct kprobe *kp = READ_ONCE(s->solo);
 
 	/* solo first: a site without one then costs no depth test */
-	return kp && !kcb->depth ? kp : NULL;
+	return kp && !__this_cpu_read(kprobe_ctlblk.depth) ? kp : NULL;
 }
 
 /*

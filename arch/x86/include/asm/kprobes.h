@@ -14,6 +14,7 @@
 #include <linux/percpu.h>
 #include <asm/text-patching.h>
 #include <asm/insn.h>
+#include <asm/ibt.h>
 
 #define BREAKPOINT_INSTRUCTION	INT3_INSN_OPCODE
 typedef u8 kprobe_opcode_t;
@@ -132,7 +133,7 @@ extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
 void *jprobe_trampoline_enter(unsigned long *mirror);
 void kprobe_opt_trampoline(void);			/* opt.c */
 struct kprobe_site;
-void kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
+__noendbr void kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
 void jprobe_return_prepare(void);
 
 #else

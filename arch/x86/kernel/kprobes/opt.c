@@ -7,15 +7,15 @@
  * detour is one instruction slot (kernel/kprobes_slots.c, within reach of
  * all kernel text):
  *
- *   stub+0   call kprobe_opt_trampoline
- *   stub+5   .quad site                  (read through the return address)
+ *   stub+0   .quad site                  (read through the return address)
+ *   stub+8   call kprobe_opt_trampoline  (the jump over the region goes here)
  *   stub+13  the region's instructions, RIP-relative operands fixed
  *            jmp addr + len
  *
  * kprobe_opt_trampoline builds a struct pt_regs below the return address
  * the call pushed, as an int3 would have (ip = addr + 1, the flags of the
- * probed code), disables interrupts, points that return-address slot at
- * the copied region and calls kprobe_opt_callback() with the site, which
+ * probed code), disables interrupts (the return address is the copied
+ * region already) and calls kprobe_opt_callback() with the site, which
  * runs the pre_handlers (and writes the slot over with the address a
  * pre_handler that returned 1 put in regs->ip).  The trampoline restores
  * the registers (a handler's changes included, the flags too, and with
@@ -51,11 +51,15 @@
 #include <asm/text-patching.h>
 #include <asm/insn.h>
 #include <asm/nospec-branch.h>
+#include <asm/ibt.h>
 
 #include "common.h"
 
-#define OPT_CALL_SIZE	CALL_INSN_SIZE
-#define OPT_COPY_OFFSET	(OPT_CALL_SIZE + sizeof(void *))
+/* literals: the trampoline's asm uses one */
+#define OPT_CALL_OFFSET	8
+#define OPT_COPY_OFFSET	13
+static_assert(sizeof(void *) == OPT_CALL_OFFSET);
+static_assert(OPT_CALL_OFFSET + CALL_INSN_SIZE == OPT_COPY_OFFSET);
 
 static_assert(OPT_COPY_OFFSET + KPROBE_OPT_MAX_LEN + JMP32_INSN_SIZE <=
 	      KPROBE_SLOT_SIZE);
@@ -95,10 +99,9 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	 */
 	"	cli\n"
 	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
-	/* the return address is stub+5, where the site pointer is */
+	/* the return address is the copied region, stub+13; stub+0 the site */
 	"	movq " __stringify(OPT_REGS_SIZE) "(%rsp), %rax\n"
-	"	movq (%rax), %rsi\n"		/* the site: second argument */
-	"	addq $8, " __stringify(OPT_REGS_SIZE) "(%rsp)\n" /* the copied region */
+	"	movq -" __stringify(OPT_COPY_OFFSET) "(%rax), %rsi\n" /* second argument */
 	"	movq " __stringify(OPT_SITE_ADDR) "(%rsi), %rax\n"
 	"	leaq 1(%rax), %rax\n"
 	"	movq %rax, " __stringify(OPT_REGS_IP) "(%rsp)\n"
@@ -119,8 +122,8 @@ NOKPROBE_SYMBOL(kprobe_opt_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
 
 /* a hit on a site without a solo probe, or nested in another hit */
-static noinline void kprobe_opt_general(struct kprobe_site *s,
-					struct pt_regs *regs,
+static noinline void kprobe_opt_general(struct pt_regs *regs,
+					struct kprobe_site *s,
 					unsigned long *slot)
 {
 	struct kprobe_frame *f = kprobe_hit_begin(s);
@@ -142,8 +145,8 @@ NOKPROBE_SYMBOL(kprobe_opt_general);
  * on the int3 path (kprobe_int3_handler()).  notrace: a function tracer
  * here would run in the detour, on the probed code's stack, for every hit.
  */
-__used __visible notrace void kprobe_opt_callback(struct pt_regs *regs,
-						  struct kprobe_site *s)
+__used __visible notrace __noendbr void kprobe_opt_callback(struct pt_regs *regs,
+							    struct kprobe_site *s)
 {
 	unsigned long *slot = (unsigned long *)(regs + 1);
 	bool irqs_on = regs->flags & X86_EFLAGS_IF;
@@ -164,7 +167,7 @@ __used __visible notrace void kprobe_opt_callback(struct pt_regs *regs,
 		if (kprobe_solo_pre(kcb, s, kp, regs))
 			*slot = regs->ip;
 	} else {
-		kprobe_opt_general(s, regs, slot);
+		kprobe_opt_general(regs, s, slot);
 	}
 	/* the trampoline's popfq restores regs->flags (a handler's IF too) */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
@@ -336,9 +339,10 @@ int arch_prepare_opt(struct kprobe_site *s)
 		return -ENOMEM;
 	s->ainsn.opt_len = len;
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
-	__text_gen_insn(buf, CALL_INSN_OPCODE, (void *)stub,
-			kprobe_opt_trampoline, CALL_INSN_SIZE);
-	memcpy(buf + OPT_CALL_SIZE, &s, sizeof(s));
+	memcpy(buf, &s, sizeof(s));
+	__text_gen_insn(buf + OPT_CALL_OFFSET, CALL_INSN_OPCODE,
+			(void *)(stub + OPT_CALL_OFFSET), kprobe_opt_trampoline,
+			CALL_INSN_SIZE);
 	ret = opt_copy_region(s, buf, stub);
 	a = stub + OPT_COPY_OFFSET + len;
 	if (!ret && (s64)(s->addr + len) - (s64)(a + JMP32_INSN_SIZE) !=
@@ -369,7 +373,7 @@ void arch_optimize_queue(struct kprobe_site *s)
 	u8 jmp[JMP32_INSN_SIZE];
 
 	__text_gen_insn(jmp, JMP32_INSN_OPCODE, (void *)s->addr,
-			s->ainsn.opt_stub, JMP32_INSN_SIZE);
+			s->ainsn.opt_stub + OPT_CALL_OFFSET, JMP32_INSN_SIZE);
 	text_poke_queue((void *)s->addr, jmp, JMP32_INSN_SIZE, NULL);
 }
 

@@ -11,6 +11,7 @@
 #   BENCH_LOOPS  calls per per-hit figure (default 20000)
 #   BENCH_ONLY=hit  the per-hit figures only; =tracefs the tracefs ones only
 #   BENCH_SCALE_S  guest seconds the scale phase may spend registering
+#   BENCH_ICOUNT   1 under -icount (the two-CPU figure's clock is shared)
 set -u
 . /harness/ktap.sh
 KO=/mnt/host/kprobes_bench.ko
@@ -30,7 +31,8 @@ kpb "funcs candidates $(wc -l < /tmp/funcs) of $(wc -l < /tmp/all)"
 
 only=${BENCH_ONLY:-}
 [ "$only" = tracefs ] ||
-	{ insmod $KO phase=hit loops="$LOOPS" && rmmod kprobes_bench; }
+	{ insmod $KO phase=hit loops="$LOOPS" icount="${BENCH_ICOUNT:-0}" &&
+	  rmmod kprobes_bench; }
 
 # Uprobe hits: kpt_utarget's loop of LOOPS calls unprobed, then with a
 # tracefs uprobe event (recording), a counting uprobe_consumer (the
