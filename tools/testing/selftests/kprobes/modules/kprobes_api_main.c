@@ -2159,7 +2159,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("batch_register", t_batch_register),
 	X86_CASE("batch_rollback", t_batch_rollback),
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
-	{ "ftrace_leave_and_return", t_ftrace_leave_and_return },
+	X86_CASE("ftrace_leave_and_return", t_ftrace_leave_and_return),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
 	X86_CASE("core_patched_sites", t_core_patched_sites),
