@@ -179,6 +179,15 @@ static void init_probe(struct kprobe *kp)
 	INIT_LIST_HEAD(&kp->list);
 }
 
+/* a probe on kpt_target() (an ftrace site where the arch has those) */
+static void target_probe(struct kprobe *kp, bool post)
+{
+	init_probe(kp);
+	kp->addr = (kprobe_opcode_t *)kpt_target;
+	kp->pre_handler = pre_record;
+	kp->post_handler = post ? post_record : NULL;
+}
+
 /* The registered-ness test trace_kprobe relies on. */
 static bool __maybe_unused registered(struct kprobe *kp)
 {
@@ -198,9 +207,7 @@ static int t_register_by_addr(void)
 	struct kprobe kp;
 	int ret;
 
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)kpt_target;
-	kp.pre_handler = pre_record;
+	target_probe(&kp, false);
 	reset();
 	ret = register_kprobe(&kp);
 	if (!KPT_EXPECT_EQ(ret, 0))
@@ -776,9 +783,7 @@ static int t_ftrace_leave_and_return(void)
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp1);
-		kp1.addr = (kprobe_opcode_t *)kpt_target;
-		kp1.pre_handler = pre_record;
+		target_probe(&kp1, false);
 		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
 			return 1;
 		KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
@@ -791,10 +796,7 @@ static int t_ftrace_leave_and_return(void)
 	}
 
 	/* where the plain ops' hook may linger: the IPMODIFY ops, once */
-	init_probe(&kp2);
-	kp2.addr = (kprobe_opcode_t *)kpt_target;
-	kp2.pre_handler = pre_record;
-	kp2.post_handler = post_record;
+	target_probe(&kp2, true);
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
 		return 1;
 	reset();
@@ -809,9 +811,7 @@ static int t_ftrace_leave_and_return(void)
 #endif
 
 	/* disabled then enabled again, several times */
-	init_probe(&kp1);
-	kp1.addr = (kprobe_opcode_t *)kpt_target;
-	kp1.pre_handler = pre_record;
+	target_probe(&kp1, false);
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
 		return 1;
 	reset();
@@ -840,9 +840,7 @@ static int t_ftrace_ops_switch(void)
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
-	init_probe(&kp1);
-	kp1.addr = (kprobe_opcode_t *)kpt_target;
-	kp1.pre_handler = pre_record;
+	target_probe(&kp1, false);
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
 		return 1;
 	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
@@ -859,10 +857,7 @@ static int t_ftrace_ops_switch(void)
 		return KPT_SKIP_BECAUSE("upstream WARNs, then faults (not run)");
 	}
 
-	init_probe(&kp2);		/* to the IPMODIFY ops */
-	kp2.addr = (kprobe_opcode_t *)kpt_target;
-	kp2.pre_handler = pre_record;
-	kp2.post_handler = post_record;
+	target_probe(&kp2, true);		/* to the IPMODIFY ops */
 	if (register_kprobe(&kp2)) {
 		unregister_kprobe(&kp1);
 		if (!KPT_EXPECT(0))
