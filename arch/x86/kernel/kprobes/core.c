@@ -653,26 +653,50 @@ static nokprobe_inline kprobe_opcode_t *kprobe_frame_slot(struct kprobe_frame *f
 	return f->site->ainsn.insn;
 }
 
-/* the int3 after a copy was hit: the single-step of the top frame is done */
-static int kprobe_finish_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
-			      struct kprobe_frame *f)
+/* the post_handlers of a finished step's site, then its frame popped */
+static noinline void kprobe_finish_post(struct pt_regs *regs,
+					struct kprobe_ctlblk *kcb,
+					struct kprobe_frame *f)
+{
+	kprobe_site_post(f->site, f, regs);
+	kprobe_frame_pop(kcb);
+}
+
+NOKPROBE_SYMBOL(kprobe_finish_post);
+
+/*
+ * The copy's call (or the int3 after it) was reached: the single-step of
+ * the top frame is done.  Inline, with the walk of several probes out of
+ * line, so that the common hit (one probe) needs few registers.
+ */
+static nokprobe_inline int kprobe_finish_step(struct pt_regs *regs,
+					      struct kprobe_ctlblk *kcb,
+					      struct kprobe_frame *f)
 {
 	struct kprobe_site *s = f->site;
 	struct arch_specific_insn *ai = &s->ainsn;
+	struct kprobe *kp = READ_ONCE(s->solo_post);
 
 	regs->ip = s->addr + ai->len;
-	if (ai->fixups & KP_FIX_PUSHF) {
+	if (unlikely(ai->fixups & KP_FIX_PUSHF)) {
 		unsigned long *tos = (unsigned long *)regs->sp;
 
 		*tos = (*tos & ~X86_EFLAGS_IF) | f->saved_if;
 	}
-	if (!(ai->fixups & KP_FIX_POPF))
+	if (likely(!(ai->fixups & KP_FIX_POPF)))
 		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
-	if (f->status != KPROBE_REENTER) {
-		f->status = KPROBE_HIT_SSDONE;
-		kprobe_site_post(s, f, regs);
+	if (f->status == KPROBE_REENTER) {
+		kprobe_frame_pop(kcb);
+		return 1;
 	}
-	kprobe_frame_pop(kcb);
+	f->status = KPROBE_HIT_SSDONE;
+	if (kp == f->kp && kcb->depth == 1) {
+		/* kprobe_int3_solo_post()'s hit: its one probe, no list walk */
+		kp->post_handler(kp, regs, 0);
+		kprobe_solo_done(kcb);
+		return 1;
+	}
+	kprobe_finish_post(regs, kcb, f);
 	return 1;
 }
 
@@ -731,7 +755,6 @@ __used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
 	unsigned long *ret = (unsigned long *)(regs + 1);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_frame *f = kprobe_frame_top(kcb);
-	struct kprobe *kp;
 
 	/*
 	 * lockdep saw the int3's exit restore the interrupted state; the
@@ -743,18 +766,7 @@ __used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
 	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
 	regs->orig_ax = ~0UL;
-	kp = READ_ONCE(f->site->solo_post);
-	if (likely(kp == f->kp && kcb->depth == 1 &&
-		   f->status == KPROBE_HIT_SS && !f->site->ainsn.fixups)) {
-		/* kprobe_int3_solo_post()'s hit: kprobe_finish_step(), short */
-		regs->ip = f->site->addr + f->site->ainsn.len;
-		regs->flags = (regs->flags & ~X86_EFLAGS_IF) | f->saved_if;
-		f->status = KPROBE_HIT_SSDONE;
-		kp->post_handler(kp, regs, 0);
-		kprobe_solo_done(kcb);
-	} else {
-		kprobe_finish_step(regs, kcb, f);
-	}
+	kprobe_finish_step(regs, kcb, f);
 	*ret = regs->ip;
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
 		trace_hardirqs_on();
