@@ -75,6 +75,8 @@
 #include <linux/mm.h>
 #include <linux/hashtable.h>
 #include <linux/workqueue.h>
+#include <linux/error-injection.h>
+#include <linux/sysctl.h>
 
 #include <asm/sections.h>
 #include <linux/cacheflush.h>
@@ -623,6 +625,9 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	bool post = site_has_post(s);
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* a carrier follows the fentry site it carries (kprobe_carriers_sync()) */
+	if (s->carried)
+		return 0;
 	s->has_jprobe = site_has_jprobe(s);
 	/* an optimized site has no int3 to run a post_handler from, or to remove */
 	if (!(s->flags & KPROBE_SITE_FTRACE) && (!want || post || s->has_jprobe))
@@ -706,6 +711,20 @@ static bool kprobe_linger_take(unsigned long ip)
 			kprobe_nr_lingering--;
 			return true;
 		}
+	}
+	return false;
+}
+
+/* is ip's hook lingering? */
+static bool kprobe_linger_has(unsigned long ip)
+{
+	struct kprobe_linger *l;
+
+	if (!kprobe_nr_lingering)
+		return false;
+	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+		if (l->ip == ip)
+			return true;
 	}
 	return false;
 }
@@ -866,6 +885,237 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 }
 
 /*
+ * Carriers.  Hooking one fentry site on ftrace is one filter update, and
+ * ftrace walks every record it has for each (see lingering hooks above):
+ * what a tool attaching entry probes one by one pays per probe, 4.7 M
+ * instructions.  But the fentry nop changes no register, so the
+ * instruction right after it sees the registers a hook at the entry
+ * would: an int3 there (a "carrier", an ordinary int3 site whose
+ * ->carried is the fentry site) costs one text poke and stands for the
+ * hook, as long as every call of the function, and nothing else, reaches
+ * that instruction (arch_prepare_carrier() checks the function's code).
+ * Its hits run the fentry site's probes with the registers, ip included,
+ * that the hook shows them; the optimizer turns it into a jump as any
+ * int3 site's, and that detour runs the fentry site's probes too.
+ *
+ * Used when a batch hooks few fentry sites (KPROBE_CARRY_MAX): a bigger
+ * one shares one ftrace update anyway.  Not used on a function whose
+ * body something may skip: an ftrace user diverting calls (livepatch; a
+ * function on the error-injection list, whose calls BPF may return from
+ * at the entry), nor for a jprobe, whose hit returns to the entry.
+ *
+ * A carried site moves onto ftrace when it must (a jprobe joins it, a
+ * probe comes to its carrier's address, a livepatch module comes), with
+ * no call missed or seen twice: hooked with ->carrier_moving set, its
+ * callback runs the probes and sends the call past the carrier
+ * (kprobe_carrier_resume()); a call that passed the nop before the hook
+ * still meets the carrier, which runs them.  After every task has passed
+ * a voluntary switch (none is then between the nop and the carrier's
+ * int3 having passed the nop unhooked), the carrier goes, then the
+ * redirection.  All under kprobe_mutex.
+ */
+#ifdef CONFIG_KPROBES_ON_FTRACE
+#define KPROBE_CARRY_MAX	8
+
+static int kprobe_batch_ftrace(struct kprobe_batch *b);
+static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
+				       bool on_entry, int *err);
+static void site_retire(struct kprobe_site *s, struct kprobe_batch *b);
+static void kprobe_batch_commit(struct kprobe_batch *b);
+
+static int kprobes_carriers = 1;	/* debug.kprobes-carriers */
+/* a livepatch module came: no carriers from now on */
+static bool kprobe_carriers_barred;
+
+/* may site s be carried (now, or go on being so)? */
+static bool site_carriable(struct kprobe_site *s)
+{
+	return !kprobe_carriers_barred && !s->has_jprobe &&
+	       !READ_ONCE(s->carrier_moving) &&
+	       !within_error_injection_list(s->addr);
+}
+
+/* arm fentry site s by a carrier rather than by its hook: 0 if done */
+static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	unsigned long addr = s->addr + MCOUNT_INSN_SIZE;
+	struct kprobe_site *c;
+	int ret;
+
+	if (!READ_ONCE(kprobes_carriers) || !site_carriable(s) ||
+	    kprobe_linger_has(s->addr) || kprobe_site_lookup(addr))
+		return -EBUSY;
+	kprobe_opt_break(addr);
+	c = site_create(addr, false, false, &ret);
+	if (!c)
+		return ret;
+	ret = arch_prepare_carrier(c);
+	if (ret) {
+		arch_release_site(c);
+		kfree(c);
+		return ret;
+	}
+	c->carried = s;
+	s->carrier = c;
+	list_add_tail(&c->all, &kprobe_sites);
+	hlist_add_head_rcu(&c->hash, kprobe_bucket(addr));
+	arch_arm_site(c);
+	c->flags |= KPROBE_SITE_ARMED;
+	b->poked = true;
+	kprobe_opt_sync(c);
+	return 0;
+}
+
+/*
+ * s's carrier goes (disarmed, freed after the batch's grace period).  A
+ * hit on it meanwhile still finds s; s->carrier stays set if s is moving
+ * (its callback reads it) until the move is over.
+ */
+static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	struct kprobe_site *c = s->carrier;
+
+	site_retire(c, b);
+	if (!s->carrier_moving)
+		s->carrier = NULL;
+}
+
+/*
+ * Before a batch's ftrace update: carry what it arms if it arms few,
+ * drop the carriers of sites no longer armed, and mark those that must
+ * move onto ftrace (they stay on the list, to be hooked).
+ */
+static void kprobe_carriers_sync(struct kprobe_batch *b)
+{
+	struct kprobe_site *s, *t;
+	int nadd = 0;
+
+	list_for_each_entry(s, &b->ftrace, ftrace_node) {
+		if (!s->carrier && !(s->flags & KPROBE_SITE_ARMED) &&
+		    site_wants_armed(s))
+			nadd++;
+	}
+	list_for_each_entry_safe(s, t, &b->ftrace, ftrace_node) {
+		if (s->carrier) {
+			if (!site_wants_armed(s)) {
+				WRITE_ONCE(s->carrier_moving, false);
+				kprobe_uncarry(s, b);
+			} else if (!site_carriable(s)) {
+				WRITE_ONCE(s->solo, NULL);
+				WRITE_ONCE(s->carrier_moving, true);
+				continue;
+			}
+			list_del_init(&s->ftrace_node);
+		} else if (nadd <= KPROBE_CARRY_MAX &&
+			   !(s->flags & KPROBE_SITE_ARMED) &&
+			   site_wants_armed(s) && !kprobe_carry(s, b)) {
+			list_del_init(&s->ftrace_node);
+		}
+	}
+}
+
+/* after the ftrace update: finish the moves it hooked */
+static void kprobe_carriers_moved(struct kprobe_batch *b)
+{
+	struct kprobe_site *s;
+	bool any = false;
+
+	list_for_each_entry(s, &kprobe_sites, all)
+		any |= s->carrier_moving;
+	if (!any)
+		return;
+	/* no task is left between a mover's nop and its carrier's int3 */
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	else
+		synchronize_rcu();
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (s->carrier_moving && (s->flags & KPROBE_SITE_ARMED))
+			kprobe_uncarry(s, b);
+	}
+	/* every CPU sees the carriers' bytes back before calls reach them */
+	if (b->poked) {
+		arch_kprobe_poke_sync(false);
+		b->poked = false;
+	}
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (!s->carrier_moving)
+			continue;
+		WRITE_ONCE(s->carrier_moving, false);
+		if (s->flags & KPROBE_SITE_ARMED)
+			s->carrier = NULL;
+		/* hooked, or (the hook refused) carried still */
+		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
+	}
+}
+
+/*
+ * Move fentry site s off its carrier now, before a probe that cannot be
+ * carried joins it or comes to its carrier's address.  Returns 0, or
+ * ftrace's error (s then stays carried).
+ */
+static int kprobe_carrier_move(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	int ret;
+
+	WRITE_ONCE(s->solo, NULL);
+	WRITE_ONCE(s->carrier_moving, true);
+	if (list_empty(&s->ftrace_node))
+		list_add_tail(&s->ftrace_node, &b->ftrace);
+	ret = kprobe_batch_ftrace(b);
+	return ret ?: (s->carrier ? -EBUSY : 0);
+}
+
+/* a livepatch module is coming: its ftrace hooks would hide calls from carriers */
+static void kprobe_carriers_bar(void)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	kprobe_carriers_barred = true;
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (s->carrier && list_empty(&s->ftrace_node))
+			list_add_tail(&s->ftrace_node, &b.ftrace);
+	}
+	if (kprobe_batch_ftrace(&b))
+		pr_warn("livepatch: entry probes left on carriers\n");
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+}
+
+static struct ctl_table kprobe_carrier_sysctls[] = {
+	{
+		.procname	= "kprobes-carriers",
+		.data		= &kprobes_carriers,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+static int __init kprobe_carriers_init(void)
+{
+	register_sysctl_init("debug", kprobe_carrier_sysctls);
+	return 0;
+}
+late_initcall(kprobe_carriers_init);
+#else
+static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
+static inline void kprobe_carriers_moved(struct kprobe_batch *b) { }
+static inline void kprobe_carriers_bar(void) { }
+
+static inline int kprobe_carrier_move(struct kprobe_site *s,
+				      struct kprobe_batch *b)
+{
+	return 0;
+}
+#endif /* CONFIG_KPROBES_ON_FTRACE */
+
+/*
  * Apply the ftrace filter changes a batch collected.  Called with
  * kprobe_mutex held, before it is dropped, by every path that re-synced
  * sites.
@@ -880,6 +1130,7 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 	int cnt = 0, ret = 0, err;
 
 	lockdep_assert_held(&kprobe_mutex);
+	kprobe_carriers_sync(b);
 	list_for_each_entry(s, &b->ftrace, ftrace_node)
 		cnt++;
 	if (!cnt)
@@ -888,16 +1139,17 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 	if (buf) {
 		ret = ftrace_sync_sites(&b->ftrace, buf, cnt);
 		kvfree(buf);
-		return ret;
-	}
-	/* no memory for the lists: one site at a time */
-	while (!list_empty(&b->ftrace)) {
-		LIST_HEAD(single);
+	} else {
+		/* no memory for the lists: one site at a time */
+		while (!list_empty(&b->ftrace)) {
+			LIST_HEAD(single);
 
-		list_move(b->ftrace.next, &single);
-		err = ftrace_sync_sites(&single, one, 1);
-		ret = ret ?: err;
+			list_move(b->ftrace.next, &single);
+			err = ftrace_sync_sites(&single, one, 1);
+			ret = ret ?: err;
+		}
 	}
+	kprobe_carriers_moved(b);
 	return ret;
 }
 
@@ -1123,6 +1375,16 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 	}
 
 	s = kprobe_site_lookup(a);
+	if (s && (s->carried || (s->carrier && kprobe_is_jprobe(p)))) {
+		/*
+		 * A probe at a carrier's address, or a jprobe (whose hit
+		 * returns to the entry), needs the fentry site hooked.
+		 */
+		ret = kprobe_carrier_move(s->carried ?: s, b);
+		if (ret)
+			goto out;
+		s = kprobe_site_lookup(a);
+	}
 	if (!s) {
 		/* no optimized probe's jump may cover the new site's bytes */
 		if (!ftrace)
@@ -1529,6 +1791,8 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	switch (val) {
 	case MODULE_STATE_COMING:
 		kprobe_module_blacklist(mod, true);
+		if (is_livepatch_module(mod))
+			kprobe_carriers_bar();
 		break;
 	case MODULE_STATE_LIVE:
 		/* do_init_module() frees the init text after this */

@@ -3,10 +3,12 @@
  * Kprobes debugfs interface: /sys/kernel/debug/kprobes/
  *
  *  list       one line per registered probe:
- *             "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][FTRACE]"
+ *             "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][CARRIED][FTRACE]"
  *             TYPE is k (kprobe) or r (a kretprobe's entry probe); gone
  *             probes show their old address and no symbol.  [OPTIMIZED]
- *             means the jump is in place; opening the file first lets
+ *             means the jump is in place; [CARRIED], that an entry probe
+ *             is armed by an int3 (or jump) on the instruction after the
+ *             fentry nop (kernel/kprobes.c); opening the file first lets
  *             optimizations already queued finish (bounded), so the list
  *             shows no state that is about to change by itself.
  *             Watchpoint probes follow, type w (kernel/wprobes.c):
@@ -46,10 +48,11 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 	else
 		seq_printf(m, "%0*lx  %c  %0*lx ", KPROBE_ADDR_WIDTH, addr,
 			   kprobe_type_char(p), KPROBE_ADDR_WIDTH, addr);
-	seq_printf(m, "%s%s%s%s\n",
+	seq_printf(m, "%s%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
 		   kprobe_optimized(p) ? "[OPTIMIZED]" : "",
+		   p->site && p->site->carrier ? "[CARRIED]" : "",
 		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 

@@ -235,14 +235,23 @@ out:
  * kprobe_optimized() - is this probe reached through a jump now?
  * @p: a registered kprobe
  *
- * Return: true if its site's jump to the detour is in place.
+ * Return: true if its site's jump to the detour is in place (for an
+ * entry probe armed by a carrier, the carrier's).
  */
 bool kprobe_optimized(struct kprobe *p)
 {
-	struct kprobe_site *s = READ_ONCE(p->site);
+	struct kprobe_site *s;
+	bool ret;
 
-	return s && !(s->flags & KPROBE_SITE_FTRACE) &&
-	       READ_ONCE(s->opt_state) == KPROBE_OPT_DONE;
+	rcu_read_lock();
+	s = READ_ONCE(p->site);
+	/* an entry probe's: its carrier's jump (kernel/kprobes.c) */
+	if (s && (s->flags & KPROBE_SITE_FTRACE))
+		s = READ_ONCE(s->carrier);
+	ret = s && !(s->flags & KPROBE_SITE_FTRACE) &&
+	      READ_ONCE(s->opt_state) == KPROBE_OPT_DONE;
+	rcu_read_unlock();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(kprobe_optimized);
 

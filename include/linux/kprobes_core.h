@@ -65,6 +65,19 @@ struct kprobe_site {
 	struct list_head opt_node;	/* the optimizer's queue */
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
+	/*
+	 * Carriers (kernel/kprobes.c): an fentry site armed, instead of by
+	 * an ftrace hook, by an int3 site on the instruction after its nop,
+	 * which nothing else reaches.  On the fentry site, carrier is that
+	 * int3 site (kprobe_mutex; NULL: hooked or disarmed); on the int3
+	 * site, carried is the fentry site whose probes its hits run (set
+	 * for the int3 site's whole life; it has no probes of its own).
+	 * carrier_moving: the fentry site is being hooked on ftrace, its
+	 * callback sending calls past the carrier (kprobe_carrier_resume()).
+	 */
+	struct kprobe_site *carrier;
+	struct kprobe_site *carried;
+	bool carrier_moving;
 #ifdef CONFIG_KPROBES_CLASSIC
 	/*
 	 * What a classic backend sees of the site (get_kprobe()): the
@@ -406,6 +419,15 @@ static inline int kprobes_classic_init(void)
 }
 #endif
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_HAVE_KPROBE_SITES)
+/* the x86 backend: may this new int3 site carry the fentry site before it? */
+int arch_prepare_carrier(struct kprobe_site *c);
+#else
+static inline int arch_prepare_carrier(struct kprobe_site *c)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);

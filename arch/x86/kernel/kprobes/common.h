@@ -63,5 +63,11 @@ struct arch_specific_insn;
 int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf);
 bool kprobe_insn_refused(struct insn *insn);
 void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai);
+bool kprobe_insn_jumps_into(struct insn *insn, unsigned long a,
+			    unsigned long from, unsigned long to);
+struct kprobe_frame;
+struct pt_regs;
+void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
+			 struct pt_regs *regs);
 
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

@@ -72,6 +72,8 @@
 #include <asm/sections.h>
 #include <asm/set_memory.h>
 #include <asm/trapnr.h>
+#include <asm/nospec-branch.h>
+#include <asm/ftrace.h>
 
 #include "common.h"
 
@@ -163,6 +165,65 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr, unsigned long offse
 	}
 	*on_func_entry = !offset;
 	return (kprobe_opcode_t *)addr;
+}
+
+/* ---- what in a function can reach an address ------------------------------- */
+
+/* a retpoline thunk: a jump there is an indirect jump */
+static bool in_indirect_thunk(unsigned long target)
+{
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	unsigned long t = (unsigned long)__x86_indirect_thunk_array;
+	unsigned long j = (unsigned long)__x86_indirect_jump_thunk_array;
+	unsigned long n = 16 * RETPOLINE_THUNK_SIZE;
+
+	return (target >= t && target < t + n) ||
+	       (target >= j && target < j + n);
+#else
+	return false;
+#endif
+}
+
+/**
+ * kprobe_insn_jumps_into() - can this instruction send execution into a range?
+ * @insn: the decoded instruction
+ * @a: its address
+ * @from: the range's first byte
+ * @to: the byte after the range
+ *
+ * A relative jump, call, loop or jcc aiming inside, or an indirect jump
+ * (a jump table may aim anywhere; a retpolined one is a jump to a thunk).
+ * Used on every instruction of a function by the optimizer (nothing may
+ * land inside a region) and by carriers (nothing may reach the carrier).
+ *
+ * Return: true if it can.
+ */
+bool kprobe_insn_jumps_into(struct insn *insn, unsigned long a,
+			    unsigned long from, unsigned long to)
+{
+	u8 op = insn->opcode.bytes[0];
+	unsigned long target;
+
+	switch (op) {
+	case 0xeb: case 0xe9: case 0xe8:		/* jmp, call rel */
+	case 0x70 ... 0x7f:				/* jcc rel8 */
+	case 0xe0 ... 0xe3:				/* loop, jrcxz */
+		break;
+	case 0x0f:
+		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)	/* jcc rel32 */
+			return false;
+		break;
+	case 0xff:
+		/* jmp *r/m: a jump table may aim anywhere */
+		return X86_MODRM_REG(insn->modrm.bytes[0]) == 4 ||
+		       X86_MODRM_REG(insn->modrm.bytes[0]) == 5;
+	default:
+		return false;
+	}
+	target = a + insn->length + insn->immediate.value;
+	if (in_indirect_thunk(target))
+		return op != 0xe8;		/* a retpolined jmp *%reg */
+	return target >= from && target < to;
 }
 
 /* ---- classifying an instruction at registration ----------------------------- */
@@ -460,6 +521,134 @@ int arch_prepare_site(struct kprobe_site *s)
 	ai->stepless = ai->kind != KP_STEP || ai->boostable;
 	return 0;
 }
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * A resume copy for a push or register move (emulated, so without a slot
+ * so far): the instruction, position-independent, then a jump back, at
+ * KPROBE_BOOST_OFFSET of a slot of its own, as a boost copy is.
+ */
+static int prepare_resume_copy(struct kprobe_site *c)
+{
+	struct arch_specific_insn *ai = &c->ainsn;
+	unsigned long from;
+	u8 buf[KPROBE_SLOT_SIZE];
+	kprobe_opcode_t *slot;
+	s64 rel;
+
+	slot = get_insn_slot();
+	if (!slot)
+		return -ENOMEM;
+	from = (unsigned long)slot + KPROBE_BOOST_OFFSET + ai->len;
+	rel = (s64)(c->addr + ai->len) - (s64)(from + JMP32_INSN_SIZE);
+	if (rel != (s32)rel) {
+		free_insn_slot(slot, 0);
+		return -ERANGE;
+	}
+	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
+	memcpy(buf + KPROBE_BOOST_OFFSET, ai->orig, ai->len);
+	__text_gen_insn(buf + KPROBE_BOOST_OFFSET + ai->len, JMP32_INSN_OPCODE,
+			(void *)from, (void *)(c->addr + ai->len),
+			JMP32_INSN_SIZE);
+	mutex_lock(&text_mutex);
+	text_poke(slot, buf, KPROBE_SLOT_SIZE);
+	mutex_unlock(&text_mutex);
+	ai->insn = slot;
+	ai->boostable = true;
+	return 0;
+}
+
+/**
+ * arch_prepare_carrier() - may this new site carry the fentry site before it?
+ * @c: a site prepared by arch_prepare_site() at the instruction right
+ *     after a function's fentry nop, not in the hash table yet
+ *
+ * Its int3 then stands for the fentry site's ftrace hook (kernel/kprobes.c
+ * explains carriers), so every hit on it must be a call of the function
+ * and every call must hit it: nothing in the function may reach c->addr
+ * but the fall-through from the nop (no jump, call, loop or jcc aims
+ * there, no indirect jump could, no exception fixup lands there), and no
+ * other patcher may own its bytes.  A call that the fentry site's hook
+ * has run the probes for must be able to skip the int3 while the site
+ * moves onto ftrace (kprobe_carrier_resume()): the instruction needs a
+ * copy that runs anywhere and jumps back, its boost copy or, for a push
+ * or register move, one written here.
+ *
+ * Return: 0; -EBUSY (another patcher's bytes), -EINVAL (something may
+ * reach it, or no resume copy), -EILSEQ, -ENOMEM.
+ */
+int arch_prepare_carrier(struct kprobe_site *c)
+{
+	struct arch_specific_insn *ai = &c->ainsn;
+	unsigned long size, offset, start, end, a;
+	const struct exception_table_entry *e;
+	u8 ibuf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!ai->boostable && ai->kind != KP_EMULATE_PUSH &&
+	    ai->kind != KP_EMULATE_MOV)
+		return -EINVAL;
+	if (kprobe_text_reserved(c->addr, c->addr + ai->len - 1))
+		return -EBUSY;
+	if (!kprobe_sym_size_offset(c->addr, &size, &offset))
+		return -EINVAL;
+	start = c->addr - offset;
+	end = start + size;
+	for (a = start; a < end; a += insn.length) {
+		if (kprobe_decode_at(a, &insn, ibuf))
+			return -EILSEQ;
+		if (kprobe_insn_jumps_into(&insn, a, c->addr, c->addr + 1))
+			return -EINVAL;
+		e = search_exception_tables(a);
+		/* x86's relative entries: the fixup's offset from its field */
+		if (e && (unsigned long)&e->fixup + e->fixup == c->addr)
+			return -EINVAL;
+	}
+	if (ai->boostable)
+		return 0;
+	return prepare_resume_copy(c);
+}
+
+/**
+ * kprobe_carrier_resume() - where a call skips a carrier's int3
+ * @c: a carrier (see arch_prepare_carrier())
+ *
+ * Return: its optimized detour's copy of the region while that is in use,
+ * else the copy of its instruction that jumps back after it.
+ */
+unsigned long kprobe_carrier_resume(struct kprobe_site *c)
+{
+	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
+		return kprobe_opt_copy(c);
+	return (unsigned long)c->ainsn.insn + KPROBE_BOOST_OFFSET;
+}
+
+NOKPROBE_SYMBOL(kprobe_carrier_resume);
+
+/**
+ * kprobe_carried_post() - a carried fentry site's post_handlers
+ * @s: the fentry site
+ * @f: the hit's frame
+ * @regs: the registers at the carrier
+ *
+ * As its ftrace hook runs them: right after the pre_handlers, ip past the
+ * fentry nop (which is the carrier's address), before the carrier's
+ * instruction is carried out.  regs->ip is left as it was.
+ */
+void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
+			 struct pt_regs *regs)
+{
+	unsigned long ip = regs->ip;
+
+	regs->ip = s->addr + MCOUNT_INSN_SIZE;
+	f->status = KPROBE_HIT_SSDONE;
+	kprobe_site_post(s, f, regs);
+	f->status = KPROBE_HIT_ACTIVE;
+	regs->ip = ip;
+}
+
+NOKPROBE_SYMBOL(kprobe_carried_post);
+#endif /* CONFIG_KPROBES_ON_FTRACE */
 
 /**
  * arch_release_site() - free what arch_prepare_site() allocated
@@ -821,6 +1010,53 @@ static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
 
 NOKPROBE_SYMBOL(kprobe_fault_resumed);
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * An int3 on a carrier c: a call of the function whose fentry site c
+ * carries.  Its probes see what their ftrace hook would show them
+ * (kprobe_ftrace_handler()): ip is the fentry site + 1 for the
+ * pre_handlers, then past the nop for the post_handlers; the registers
+ * are those at the function's entry, as the nop changed none.  Then c's
+ * instruction is carried out as any site's (boosted or emulated).
+ */
+static noinline int kprobe_int3_carrier(struct pt_regs *regs,
+					struct kprobe_ctlblk *kcb,
+					struct kprobe_site *c)
+{
+	struct kprobe_site *s = c->carried;
+	struct kprobe *first = kprobe_site_first(s);
+	unsigned long ip = regs->ip;
+	struct kprobe_frame *f;
+
+	if (kprobe_running()) {
+		/* inside a handler or a single-step: no handlers */
+		if (first)
+			kprobes_inc_nmissed_count(first);
+		f = kprobe_frame_push(kcb, c, kprobe_running(), KPROBE_REENTER);
+		kprobe_execute(c, regs, kcb, f);
+		return 1;
+	}
+	f = kprobe_frame_push(kcb, c, first ?: &kprobe_busy, KPROBE_HIT_ACTIVE);
+	if (first) {
+		regs->ip = s->addr + INT3_INSN_SIZE;
+		if (kprobe_site_pre(s, f, regs)) {
+			/* a pre_handler moved ip: the call goes there */
+			kprobe_frame_pop(kcb);
+			return 1;
+		}
+		if (unlikely(READ_ONCE(s->has_post)))
+			kprobe_carried_post(s, f, regs);
+		regs->ip = ip;
+		if (f->kp != first)
+			kprobe_frame_set_kp(f, first);
+	}
+	kprobe_execute(c, regs, kcb, f);
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_carrier);
+#endif
+
 /*
  * Every int3 at depth 0 but the fast path's: sites with several probes or
  * a post_handler or jprobe, or an instruction to single-step; and (s NULL)
@@ -863,6 +1099,10 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 		return 0;
 	}
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	if (unlikely(s->carried))
+		return kprobe_int3_carrier(regs, kcb, s);
+#endif
 	if (kprobe_running()) {
 		/* a probe hit inside a handler or a single-step: no handlers */
 		first = kprobe_site_first(s);

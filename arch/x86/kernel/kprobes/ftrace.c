@@ -116,21 +116,29 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 	if (unlikely(!(READ_ONCE(s->flags) & KPROBE_SITE_ARMED)))
 		return false;
 	f = kprobe_hit_begin(s);
-	if (!f)
-		return false;
-	regs->ip = ip + INT3_INSN_SIZE;
-	if (!kprobe_site_pre(s, f, regs)) {
-		if (unlikely(READ_ONCE(s->has_post))) {
-			/* the fentry nop "executed" */
-			regs->ip = ip + MCOUNT_INSN_SIZE;
-			f->status = KPROBE_HIT_SSDONE;
-			kprobe_site_post(s, f, regs);
+	if (f) {
+		regs->ip = ip + INT3_INSN_SIZE;
+		if (!kprobe_site_pre(s, f, regs)) {
+			if (unlikely(READ_ONCE(s->has_post))) {
+				/* the fentry nop "executed" */
+				regs->ip = ip + MCOUNT_INSN_SIZE;
+				f->status = KPROBE_HIT_SSDONE;
+				kprobe_site_post(s, f, regs);
+			}
+			regs->ip = orig_ip;
+		} else if (f->status == KPROBE_HIT_JPROBE) {
+			return true;
 		}
-		regs->ip = orig_ip;
-	} else if (f->status == KPROBE_HIT_JPROBE) {
-		return true;
+		kprobe_frame_pop(kcb);
 	}
-	kprobe_frame_pop(kcb);
+	/*
+	 * Moving off its carrier (kernel/kprobes.c): this call has had its
+	 * hit here (or its miss counted), so it must not meet the carrier's
+	 * int3 too.  Unless a handler or another ftrace user sent it
+	 * elsewhere, it goes on in a copy of the carrier's instruction.
+	 */
+	if (unlikely(READ_ONCE(s->carrier_moving)) && regs->ip == orig_ip)
+		regs->ip = kprobe_carrier_resume(READ_ONCE(s->carrier));
 	return false;
 }
 

@@ -7,7 +7,8 @@
  * detour is one instruction slot (kernel/kprobes_slots.c, within reach of
  * all kernel text):
  *
- *   stub+0   .quad site                  (read through the return address)
+ *   stub+0   .quad site                  (read through the return address;
+ *                                         a carrier's: the fentry site)
  *   stub+8   call kprobe_opt_trampoline  (the jump over the region goes here)
  *   stub+13  the region's instructions, RIP-relative operands fixed
  *            jmp addr + len
@@ -131,6 +132,9 @@ static noinline void kprobe_opt_general(struct pt_regs *regs,
 	if (f) {
 		if (kprobe_site_pre(s, f, regs))
 			*slot = regs->ip;	/* a pre_handler sent us there */
+		else if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+			 unlikely(READ_ONCE(s->has_post)))
+			kprobe_carried_post(s, f, regs);	/* a carrier's */
 		kprobe_frame_pop(get_kprobe_ctlblk());
 	}
 }
@@ -209,50 +213,6 @@ static bool opt_relocatable(struct insn *insn)
 	       ai.kind == KP_EMULATE_MOV;
 }
 
-/* a retpoline thunk: a jump there is an indirect jump */
-static bool in_indirect_thunk(unsigned long target)
-{
-#ifdef CONFIG_MITIGATION_RETPOLINE
-	unsigned long t = (unsigned long)__x86_indirect_thunk_array;
-	unsigned long j = (unsigned long)__x86_indirect_jump_thunk_array;
-	unsigned long n = 16 * RETPOLINE_THUNK_SIZE;
-
-	return (target >= t && target < t + n) ||
-	       (target >= j && target < j + n);
-#else
-	return false;
-#endif
-}
-
-/* can this instruction at a send execution into (addr, addr + len)? */
-static bool opt_jumps_into(struct insn *insn, unsigned long a,
-			   unsigned long addr, int len)
-{
-	u8 op = insn->opcode.bytes[0];
-	unsigned long target;
-
-	switch (op) {
-	case 0xeb: case 0xe9: case 0xe8:		/* jmp, call rel */
-	case 0x70 ... 0x7f:				/* jcc rel8 */
-	case 0xe0 ... 0xe3:				/* loop, jrcxz */
-		break;
-	case 0x0f:
-		if ((insn->opcode.bytes[1] & 0xf0) != 0x80)	/* jcc rel32 */
-			return false;
-		break;
-	case 0xff:
-		/* jmp *r/m: a jump table may aim anywhere */
-		return X86_MODRM_REG(insn->modrm.bytes[0]) == 4 ||
-		       X86_MODRM_REG(insn->modrm.bytes[0]) == 5;
-	default:
-		return false;
-	}
-	target = a + insn->length + insn->immediate.value;
-	if (in_indirect_thunk(target))
-		return op != 0xe8;		/* a retpolined jmp *%reg */
-	return target > addr && target < addr + len;
-}
-
 /* copy the region's instructions to the detour, RIP-relative fixed */
 static int opt_copy_region(struct kprobe_site *s, u8 *buf,
 			   unsigned long stub)
@@ -293,6 +253,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 {
 	unsigned long size, offset, start, end, a, stub;
 	u8 buf[KPROBE_SLOT_SIZE], ibuf[MAX_INSN_SIZE];
+	struct kprobe_site *hit;
 	struct insn insn;
 	int len = 0, ret;
 
@@ -327,7 +288,8 @@ int arch_prepare_opt(struct kprobe_site *s)
 		if (kprobe_decode_at(a, &insn, ibuf))
 			return -EILSEQ;
 		if (search_exception_tables(a) ||
-		    opt_jumps_into(&insn, a, s->addr, len))
+		    kprobe_insn_jumps_into(&insn, a, s->addr + 1,
+					   s->addr + len))
 			return -EINVAL;
 	}
 
@@ -339,7 +301,12 @@ int arch_prepare_opt(struct kprobe_site *s)
 		return -ENOMEM;
 	s->ainsn.opt_len = len;
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
-	memcpy(buf, &s, sizeof(s));
+	/*
+	 * The site whose probes a hit runs, and whose address + 1 is regs->ip:
+	 * a carrier's is the fentry site it carries (kernel/kprobes.c).
+	 */
+	hit = s->carried ?: s;
+	memcpy(buf, &hit, sizeof(hit));
 	__text_gen_insn(buf + OPT_CALL_OFFSET, CALL_INSN_OPCODE,
 			(void *)(stub + OPT_CALL_OFFSET), kprobe_opt_trampoline,
 			CALL_INSN_SIZE);

@@ -4,7 +4,7 @@
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
 . /harness/ktap.sh
-plan 21
+plan 23
 
 echo > $T/trace
 echo > $T/kprobe_events
@@ -28,14 +28,37 @@ r=$?
 echo "$old" > /proc/sys/kernel/kptr_restrict
 result "kprobes/list hides addresses under kptr_restrict=2" $r
 
+# Ours arms an entry probe enabled on its own by an int3 on the instruction
+# after the fentry nop (a carrier: no ftrace update), and hooks it on
+# ftrace when debug.kprobes-carriers is 0, as upstream always does.
+carriers=/proc/sys/debug/kprobes-carriers
+ef=$T/enabled_functions
 echo 1 > $T/events/kpt/clone/enable
 /bin/true; /bin/true
-ef=$T/enabled_functions
+grep -Eq ' k  kernel_clone\+0x[0-9a-f]+ .*\[CARRIED\]' $D/list
+carried=$?
 [ -e $ef ] && grep -q '^kernel_clone ' $ef
-hooked=$?
+listed=$?
 echo 0 > $T/events/kpt/clone/enable
 [ "$(grep -c ' clone: (kernel_clone+0x' $T/trace)" -ge 2 ]
 result "enabled event traced each fork" $?
+if [ -e $carriers ] && [ -e $ef ]; then
+	[ $carried = 0 ] && [ $listed != 0 ]
+	result "carried: [CARRIED] in kprobes/list, kernel_clone not in enabled_functions" $?
+	echo 0 > $carriers
+else
+	skip "carried: [CARRIED] in kprobes/list, kernel_clone not in enabled_functions" \
+		"this kernel has no carriers (stock 6.12), or this boot: no dynamic ftrace"
+fi
+echo > $T/trace
+echo 1 > $T/events/kpt/clone/enable
+/bin/true; /bin/true
+[ -e $ef ] && grep -q '^kernel_clone ' $ef
+hooked=$?
+echo 0 > $T/events/kpt/clone/enable
+[ -e $carriers ] && echo 1 > $carriers
+[ "$(grep -c ' clone: (kernel_clone+0x' $T/trace)" -ge 2 ]
+result "enabled event traced each fork (hooked on ftrace)" $?
 # an entry probe's ftrace hook: there while enabled, gone soon after (ours
 # leaves it a moment, so that a tool detaching and attaching again, or
 # detaching many, pays one ftrace update for all)

@@ -33,6 +33,10 @@
 #include <linux/kallsyms.h>
 #include <linux/string.h>
 #include <linux/bug.h>
+#include <linux/fs.h>
+#ifdef CONFIG_X86
+#include <asm/text-patching.h>
+#endif
 #ifdef CONFIG_X86_KERNEL_IBT
 #include <asm/ibt.h>
 #endif
@@ -775,7 +779,7 @@ static int kpt_ipmodify_claim(void *fn)
  * probe with a post_handler is gone an IPMODIFY user may take the
  * function at once.
  */
-static int t_ftrace_leave_and_return(void)
+static int ftrace_leave_and_return(void)
 {
 	struct kprobe kp1, kp2;
 	int want = 3 * 31 + 4, i;
@@ -833,7 +837,7 @@ static int t_ftrace_leave_and_return(void)
  * handler keeps firing across the switches, and the function's result
  * never changes.
  */
-static int t_ftrace_ops_switch(void)
+static int ftrace_ops_switch(void)
 {
 	struct kprobe kp1, kp2;
 	int want = 3 * 31 + 4;
@@ -887,6 +891,255 @@ static int t_ftrace_ops_switch(void)
 	KPT_EXPECT_EQ(h.pre, 0);
 	return kpt_failed;
 }
+
+/*
+ * Ours arms an entry probe registered (or enabled) on its own by a
+ * "carrier", an int3 on the instruction after the fentry nop, not by an
+ * ftrace hook; debug.kprobes-carriers = 0 makes it hook the site, as
+ * upstream always does.  The cases about the hooks set it to 0 meanwhile.
+ */
+static int kpt_set_carriers(int on)
+{
+#ifdef KPROBES_ANEW
+	struct file *f;
+	char c = on ? '1' : '0';
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, &c, 1, &pos);
+	filp_close(f, NULL);
+	return n == 1 ? 0 : -EIO;
+#else
+	return 0;
+#endif
+}
+
+/* with carriers off: the site is hooked on ftrace */
+static int t_ftrace_leave_and_return(void)
+{
+	int ret;
+
+	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	ret = ftrace_leave_and_return();
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	return ret ?: kpt_failed;
+}
+
+static int t_ftrace_ops_switch(void)
+{
+	int ret;
+
+	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	ret = ftrace_ops_switch();
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	return ret ?: kpt_failed;
+}
+
+#ifdef KPROBES_ANEW
+/*
+ * A carried entry probe: its handlers see what the ftrace hook shows
+ * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
+ * the entry's argument registers), once per call, on the int3 and once
+ * the optimizer has made it a jump; a post_handler may join it; a probe
+ * at the carrier's own address moves the entry onto ftrace first, and
+ * both fire once per call; the bytes are the original ones at the end.
+ */
+static int t_carrier_entry(void)
+{
+	struct kprobe kp1, kp2, kp3;
+	int want = 3 * 31 + 4, i;
+	u8 *next, orig;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	/*
+	 * A hook the cases before left lingering on kpt_target() would be
+	 * taken over instead (no update either way); ours removes them a
+	 * quarter second after they were left.
+	 */
+	msleep(600);
+	target_probe(&kp1, false);
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	orig = *next;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	KPT_EXPECT_EQ((unsigned long)kp1.addr + MCOUNT_INSN_SIZE,
+		      (unsigned long)next);
+	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	for (i = 0; i < 2; i++) {
+		/* the int3, then (optimized) the jump */
+		reset();
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+		KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
+		KPT_EXPECT_EQ(h.pre_di, 3);
+		KPT_EXPECT_EQ(h.pre_si, 4);
+		wait_for_kprobe_optimizer();
+	}
+	if (IS_ENABLED(CONFIG_OPTPROBES) &&
+	    !(IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU))) {
+		KPT_EXPECT(kprobe_optimized(&kp1));
+		KPT_EXPECT_EQ(*next, JMP32_INSN_OPCODE);
+	}
+
+	target_probe(&kp2, true);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
+		goto out1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.post, 1);
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)next);
+	KPT_EXPECT(h.pre_seq < h.post_seq);
+	unregister_kprobe(&kp2);
+
+	init_probe(&kp3);
+	kp3.addr = (kprobe_opcode_t *)next;
+	kp3.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp3), 0))
+		goto out1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
+	unregister_kprobe(&kp3);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
+out1:
+	unregister_kprobe(&kp1);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(*next, orig);
+	KPT_EXPECT_EQ(kp1.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * Exactly once per call while a carried entry probe moves onto ftrace
+ * under a second CPU's calls: a thread on another CPU calls kpt_target()
+ * without a pause (sleeping now and then, so that the move's wait for
+ * every task ends); the probe counts the calls of that thread.  Paused at
+ * both ends of the window, the two counts must agree.
+ */
+static atomic_t mover_calls, mover_hits, mover_errors;
+static struct task_struct *mover_task;
+static bool mover_pause, mover_paused;
+
+static int mover_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(mover_task))
+		atomic_inc(&mover_hits);
+	return 0;
+}
+
+static int mover_fn(void *unused)
+{
+	int i = 0;
+
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(mover_pause)) {
+			WRITE_ONCE(mover_paused, true);
+			usleep_range(100, 200);
+			continue;
+		}
+		WRITE_ONCE(mover_paused, false);
+		if (call_target(i & 0xff, 1) != (i & 0xff) * 31 + 1)
+			atomic_inc(&mover_errors);
+		atomic_inc(&mover_calls);
+		if (!(++i & 255))
+			usleep_range(20, 40);
+	}
+	return 0;
+}
+
+/* stop the mover between two calls; its counts are then still */
+static void mover_hold(bool hold)
+{
+	WRITE_ONCE(mover_paused, false);
+	WRITE_ONCE(mover_pause, hold);
+	while (hold && !READ_ONCE(mover_paused))
+		usleep_range(100, 200);
+}
+
+static int t_carrier_move_exact(void)
+{
+	struct kprobe kp1, kp3;
+	struct task_struct *t;
+	int cpu, calls, hits, round;
+	u8 *next;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	atomic_set(&mover_calls, 0);
+	atomic_set(&mover_hits, 0);
+	atomic_set(&mover_errors, 0);
+	mover_pause = true;
+	t = kthread_create(mover_fn, NULL, "kpt_mover");
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		return 1;
+	kthread_bind(t, cpu);
+	WRITE_ONCE(mover_task, t);
+	wake_up_process(t);
+	mover_hold(true);
+
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	for (round = 0; round < 3; round++) {
+		init_probe(&kp1);
+		kp1.addr = (kprobe_opcode_t *)kpt_target;
+		kp1.pre_handler = mover_pre;
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+			break;
+		calls = atomic_read(&mover_calls);
+		hits = atomic_read(&mover_hits);
+		mover_hold(false);
+		msleep(20);
+		/* round 1: from the jump; rounds 0 and 2: from the int3 */
+		if (round == 1)
+			wait_for_kprobe_optimizer();
+		init_probe(&kp3);
+		kp3.addr = (kprobe_opcode_t *)next;
+		kp3.pre_handler = pre_record;
+		KPT_EXPECT_EQ(register_kprobe(&kp3), 0);
+		msleep(20);
+		unregister_kprobe(&kp3);
+		msleep(20);
+		mover_hold(true);
+		calls = atomic_read(&mover_calls) - calls;
+		hits = atomic_read(&mover_hits) - hits;
+		pr_info("# round %d: %d calls, %d hits\n", round, calls, hits);
+		KPT_EXPECT(calls > 0);
+		KPT_EXPECT_EQ(hits, calls);
+		unregister_kprobe(&kp1);
+		KPT_EXPECT_EQ(kp1.nmissed, 0);
+	}
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	return kpt_failed;
+}
+#else
+static int t_carrier_entry(void)
+{
+	return KPT_SKIP_BECAUSE("upstream differs: no carriers, an entry probe is hooked on ftrace");
+}
+
+static int t_carrier_move_exact(void)
+{
+	return KPT_SKIP_BECAUSE("upstream differs: no carriers, an entry probe is hooked on ftrace");
+}
+#endif /* KPROBES_ANEW */
 
 static int t_batch_rollback(void)
 {
@@ -2155,6 +2408,8 @@ static const struct kpt_case cases[] = {
 	X86_CASE("batch_rollback", t_batch_rollback),
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
 	X86_CASE("ftrace_leave_and_return", t_ftrace_leave_and_return),
+	X86_CASE("carrier_entry", t_carrier_entry),
+	X86_CASE("carrier_move_exact", t_carrier_move_exact),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
 	X86_CASE("core_patched_sites", t_core_patched_sites),
