@@ -25,6 +25,10 @@ ROWS = [
     ('hit.kprobe_boost', 'kprobe hit, pre_handler only (boostable)', 'per hit'),
     ('hit.kprobe_opt', 'kprobe hit, optimizable site', 'per hit'),
     ('hit.kprobe_ftrace', 'kprobe hit, ftrace site', 'per hit'),
+    ('hit.kprobe_carried_int3', 'kprobe hit, entry alone: carrier int3', 'per hit'),
+    ('hit.kprobe_carried', 'kprobe hit, entry alone, settled (no jump fits)', 'per hit'),
+    ('hit.kprobe_carried_opt_int3', 'kprobe hit, entry alone: carrier int3 (2)', 'per hit'),
+    ('hit.kprobe_carried_opt', 'kprobe hit, entry alone, settled (a jump fits)', 'per hit'),
     ('hit.kretprobe', 'kretprobe hit', 'per hit'),
     ('hit.kprobe_kretprobe', 'kprobe + kretprobe, one function', 'per call'),
     ('hit.jprobe', 'jprobe hit', 'per hit'),
@@ -55,7 +59,8 @@ ROWS += [
     ('scale.workload_unprobed', 'scale: workload, no probes', 'total'),
     ('scale.workload_armed', 'scale: workload, every function probed', 'total'),
 ]
-INFO = ['hit.kprobe_opt_state', 'hit.kprobe_ftrace_state', 'scale.armed',
+INFO = ['hit.kprobe_opt_state', 'hit.kprobe_ftrace_state',
+        'hit.kprobe_carried_state', 'hit.kprobe_carried_opt_state', 'scale.armed',
         'scale.candidates', 'scale.refused', 'scale.hits', 'scale.ok_unprobed',
         'scale.ok_armed', 'funcs', 'warnings']
 

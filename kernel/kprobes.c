@@ -895,8 +895,11 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
  * hook, as long as every call of the function, and nothing else, reaches
  * that instruction (arch_prepare_carrier() checks the function's code).
  * Its hits run the fentry site's probes with the registers, ip included,
- * that the hook shows them; the optimizer turns it into a jump as any
- * int3 site's, and that detour runs the fentry site's probes too.
+ * that the hook shows them.  The optimizer makes it a jump as any int3
+ * site (the detour runs the fentry site's probes too: cheaper than the
+ * hook); a carrier it cannot make a jump is moved onto the hook in the
+ * background, with the others (kprobe_carrier_slow()): one update for
+ * all, none in the registration's path.
  *
  * Used when a batch hooks few fentry sites (KPROBE_CARRY_MAX): a bigger
  * one shares one ftrace update anyway.  Not used on a function whose
@@ -904,18 +907,20 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
  * function on the error-injection list, whose calls BPF may return from
  * at the entry), nor for a jprobe, whose hit returns to the entry.
  *
- * A carried site moves onto ftrace when it must (a jprobe joins it, a
- * probe comes to its carrier's address, a livepatch module comes), with
- * no call missed or seen twice: hooked with ->carrier_moving set, its
- * callback runs the probes and sends the call past the carrier
- * (kprobe_carrier_resume()); a call that passed the nop before the hook
- * still meets the carrier, which runs them.  After every task has passed
- * a voluntary switch (none is then between the nop and the carrier's
- * int3 having passed the nop unhooked), the carrier goes, then the
- * redirection.  All under kprobe_mutex.
+ * A move onto the hook (also when a jprobe joins the site, a probe comes
+ * to the carrier's address, or a livepatch module comes) sees each call
+ * exactly once: hooked with ->carrier_moving set, the callback runs the
+ * probes and sends the call past the carrier (kprobe_carrier_resume());
+ * a call that passed the nop before the hook still meets the carrier,
+ * which runs them.  Once every task has passed a voluntary switch after
+ * the hook (none is then between the nop and the carrier having passed
+ * the nop unhooked), the carrier goes, then the redirection
+ * (kprobe_carriers_finish()).  Under kprobe_mutex, but for that wait in
+ * the background mover.
  */
-#ifdef CONFIG_KPROBES_ON_FTRACE
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_HAVE_KPROBE_SITES)
 #define KPROBE_CARRY_MAX	8
+#define KPROBE_MOVE_DELAY	(HZ / 4)
 
 static int kprobe_batch_ftrace(struct kprobe_batch *b);
 static struct kprobe_site *site_create(unsigned long addr, bool ftrace,
@@ -927,12 +932,28 @@ static int kprobes_carriers = 1;	/* debug.kprobes-carriers */
 /* a livepatch module came: no carriers from now on */
 static bool kprobe_carriers_barred;
 
+static void kprobe_carrier_mover(struct work_struct *unused);
+static DECLARE_DELAYED_WORK(kprobe_mover_work, kprobe_carrier_mover);
+
 /* may site s be carried (now, or go on being so)? */
 static bool site_carriable(struct kprobe_site *s)
 {
 	return !kprobe_carriers_barred && !s->has_jprobe &&
-	       !READ_ONCE(s->carrier_moving) &&
-	       !within_error_injection_list(s->addr);
+	       !s->carrier_moving && !within_error_injection_list(s->addr);
+}
+
+/**
+ * kprobe_carrier_slow() - a carrier stays an int3: hook its site instead
+ * @c: the carrier (kprobe_mutex held)
+ *
+ * The hook's hit costs half an int3's: the background mover hands the
+ * fentry site to ftrace, with the other such sites in one update.
+ */
+void kprobe_carrier_slow(struct kprobe_site *c)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	c->carried->carrier_slow = true;
+	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
 /* arm fentry site s by a carrier rather than by its hook: 0 if done */
@@ -957,33 +978,45 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	}
 	c->carried = s;
 	s->carrier = c;
+	s->carrier_slow = false;
 	list_add_tail(&c->all, &kprobe_sites);
 	hlist_add_head_rcu(&c->hash, kprobe_bucket(addr));
 	arch_arm_site(c);
 	c->flags |= KPROBE_SITE_ARMED;
 	b->poked = true;
 	kprobe_opt_sync(c);
+	/* not queued for a jump (none configured, or not allowed now) */
+	if (c->opt_state == KPROBE_OPT_NONE)
+		kprobe_carrier_slow(c);
 	return 0;
 }
 
 /*
  * s's carrier goes (disarmed, freed after the batch's grace period).  A
- * hit on it meanwhile still finds s; s->carrier stays set if s is moving
- * (its callback reads it) until the move is over.
+ * hit on it meanwhile still finds s; s->carrier stays set while s is
+ * moving (its callback reads it) until the move is over.
  */
 static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
-	struct kprobe_site *c = s->carrier;
-
-	site_retire(c, b);
+	site_retire(s->carrier, b);
 	if (!s->carrier_moving)
 		s->carrier = NULL;
 }
 
+/* s is to be hooked: its callback runs its probes, then skips the carrier */
+static void kprobe_carrier_start_move(struct kprobe_site *s,
+				      struct kprobe_batch *b)
+{
+	WRITE_ONCE(s->solo, NULL);	/* the callback's general path redirects */
+	WRITE_ONCE(s->carrier_moving, true);
+	if (list_empty(&s->ftrace_node))
+		list_add_tail(&s->ftrace_node, &b->ftrace);
+}
+
 /*
  * Before a batch's ftrace update: carry what it arms if it arms few,
- * drop the carriers of sites no longer armed, and mark those that must
- * move onto ftrace (they stay on the list, to be hooked).
+ * drop the carriers of sites no longer armed, and keep on the list those
+ * that move onto the hook (and those hooked already, to be unhooked).
  */
 static void kprobe_carriers_sync(struct kprobe_batch *b)
 {
@@ -1000,9 +1033,10 @@ static void kprobe_carriers_sync(struct kprobe_batch *b)
 			if (!site_wants_armed(s)) {
 				WRITE_ONCE(s->carrier_moving, false);
 				kprobe_uncarry(s, b);
+				if (s->flags & KPROBE_SITE_ARMED)
+					continue;	/* hooked mid-move too */
 			} else if (!site_carriable(s)) {
-				WRITE_ONCE(s->solo, NULL);
-				WRITE_ONCE(s->carrier_moving, true);
+				kprobe_carrier_start_move(s, b);
 				continue;
 			}
 			list_del_init(&s->ftrace_node);
@@ -1014,26 +1048,30 @@ static void kprobe_carriers_sync(struct kprobe_batch *b)
 	}
 }
 
-/* after the ftrace update: finish the moves it hooked */
-static void kprobe_carriers_moved(struct kprobe_batch *b)
+/* let every task pass a voluntary switch: none is left at a carrier unseen */
+static void kprobe_carriers_wait(void)
 {
-	struct kprobe_site *s;
-	bool any = false;
-
-	list_for_each_entry(s, &kprobe_sites, all)
-		any |= s->carrier_moving;
-	if (!any)
-		return;
-	/* no task is left between a mover's nop and its carrier's int3 */
 	if (IS_ENABLED(CONFIG_TASKS_RCU))
 		synchronize_rcu_tasks();
 	else
 		synchronize_rcu();
+}
+
+/*
+ * The moves whose hooks are in and have been waited for
+ * (kprobe_carriers_wait() since): their carriers go, and once every CPU
+ * sees the original bytes back, the redirection.  A site whose hook was
+ * refused stays carried.
+ */
+static void kprobe_carriers_finish(struct kprobe_batch *b)
+{
+	struct kprobe_site *s;
+
+	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (s->carrier_moving && (s->flags & KPROBE_SITE_ARMED))
 			kprobe_uncarry(s, b);
 	}
-	/* every CPU sees the carriers' bytes back before calls reach them */
 	if (b->poked) {
 		arch_kprobe_poke_sync(false);
 		b->poked = false;
@@ -1044,13 +1082,12 @@ static void kprobe_carriers_moved(struct kprobe_batch *b)
 		WRITE_ONCE(s->carrier_moving, false);
 		if (s->flags & KPROBE_SITE_ARMED)
 			s->carrier = NULL;
-		/* hooked, or (the hook refused) carried still */
 		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
 	}
 }
 
 /*
- * Move fentry site s off its carrier now, before a probe that cannot be
+ * Move fentry site s onto its hook now, before a probe that cannot be
  * carried joins it or comes to its carrier's address.  Returns 0, or
  * ftrace's error (s then stays carried).
  */
@@ -1058,15 +1095,45 @@ static int kprobe_carrier_move(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	int ret;
 
-	WRITE_ONCE(s->solo, NULL);
-	WRITE_ONCE(s->carrier_moving, true);
-	if (list_empty(&s->ftrace_node))
-		list_add_tail(&s->ftrace_node, &b->ftrace);
+	kprobe_carrier_start_move(s, b);
 	ret = kprobe_batch_ftrace(b);
+	kprobe_carriers_wait();
+	kprobe_carriers_finish(b);
 	return ret ?: (s->carrier ? -EBUSY : 0);
 }
 
-/* a livepatch module is coming: its ftrace hooks would hide calls from carriers */
+/* in the background: the carriers kprobe_carrier_slow() named, hooked */
+static void kprobe_carrier_mover(struct work_struct *unused)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+	int n = 0;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (!s->carrier || !s->carrier_slow || s->carrier_moving)
+			continue;
+		s->carrier_slow = false;
+		kprobe_carrier_start_move(s, &b);
+		n++;
+	}
+	if (n)
+		kprobe_batch_ftrace(&b);
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+	if (!n)
+		return;
+	/* not under kprobe_mutex: it may wait for a busy task to switch */
+	kprobe_carriers_wait();
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	kprobe_carriers_finish(&b);
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+}
+
+/* a livepatch module is coming: its hooks would hide calls from carriers */
 static void kprobe_carriers_bar(void)
 {
 	struct kprobe_batch b;
@@ -1076,11 +1143,13 @@ static void kprobe_carriers_bar(void)
 	mutex_lock(&kprobe_mutex);
 	kprobe_carriers_barred = true;
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier && list_empty(&s->ftrace_node))
-			list_add_tail(&s->ftrace_node, &b.ftrace);
+		if (s->carrier)
+			kprobe_carrier_start_move(s, &b);
 	}
 	if (kprobe_batch_ftrace(&b))
-		pr_warn("livepatch: entry probes left on carriers\n");
+		pr_warn("livepatch: some entry probes stay on carriers\n");
+	kprobe_carriers_wait();
+	kprobe_carriers_finish(&b);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 }
@@ -1105,7 +1174,6 @@ static int __init kprobe_carriers_init(void)
 late_initcall(kprobe_carriers_init);
 #else
 static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
-static inline void kprobe_carriers_moved(struct kprobe_batch *b) { }
 static inline void kprobe_carriers_bar(void) { }
 
 static inline int kprobe_carrier_move(struct kprobe_site *s,
@@ -1113,7 +1181,7 @@ static inline int kprobe_carrier_move(struct kprobe_site *s,
 {
 	return 0;
 }
-#endif /* CONFIG_KPROBES_ON_FTRACE */
+#endif /* CONFIG_KPROBES_ON_FTRACE && CONFIG_HAVE_KPROBE_SITES */
 
 /*
  * Apply the ftrace filter changes a batch collected.  Called with
@@ -1149,7 +1217,6 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 			ret = ret ?: err;
 		}
 	}
-	kprobe_carriers_moved(b);
 	return ret;
 }
 

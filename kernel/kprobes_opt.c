@@ -104,6 +104,9 @@ void kprobe_opt_sync(struct kprobe_site *s)
 	lockdep_assert_held(&kprobe_mutex);
 	if (!site_optimizable(s)) {
 		kprobe_unoptimize(s);
+		/* a carrier stays an int3: its entry goes onto ftrace */
+		if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+			kprobe_carrier_slow(s);
 		return;
 	}
 	if (s->opt_state != KPROBE_OPT_NONE)
@@ -190,6 +193,8 @@ static void kprobe_optimizer(struct work_struct *work)
 		if (!site_optimizable(s) || arch_prepare_opt(s)) {
 			/* not this region: it stays an int3 */
 			s->opt_state = KPROBE_OPT_NONE;
+			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+				kprobe_carrier_slow(s);
 			continue;
 		}
 		WRITE_ONCE(s->opt_state, KPROBE_OPT_READY);

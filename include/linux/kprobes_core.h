@@ -78,6 +78,7 @@ struct kprobe_site {
 	struct kprobe_site *carrier;
 	struct kprobe_site *carried;
 	bool carrier_moving;
+	bool carrier_slow;		/* no jump: for the background mover */
 #ifdef CONFIG_KPROBES_CLASSIC
 	/*
 	 * What a classic backend sees of the site (get_kprobe()): the
@@ -422,7 +423,10 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_HAVE_KPROBE_SITES)
 /* the x86 backend: may this new int3 site carry the fentry site before it? */
 int arch_prepare_carrier(struct kprobe_site *c);
+void kprobe_carrier_slow(struct kprobe_site *c);
 #else
+static inline void kprobe_carrier_slow(struct kprobe_site *c) { }
+
 static inline int arch_prepare_carrier(struct kprobe_site *c)
 {
 	return -EOPNOTSUPP;
