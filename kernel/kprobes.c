@@ -634,7 +634,8 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 		kprobe_unoptimize(s);
 	/* read by the hit path: a post_handler rules out boosting */
 	WRITE_ONCE(s->has_post, post);
-	WRITE_ONCE(s->solo, site_solo(s, want));
+	/* a site moving off its carrier: every hook hit redirects (general path) */
+	WRITE_ONCE(s->solo, s->carrier_moving ? NULL : site_solo(s, want));
 	WRITE_ONCE(s->solo_post, site_solo_post(s, want));
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
@@ -970,13 +971,13 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	c = site_create(addr, false, false, &ret);
 	if (!c)
 		return ret;
+	c->carried = s;		/* its hit stub names s */
 	ret = arch_prepare_carrier(c);
 	if (ret) {
 		arch_release_site(c);
 		kfree(c);
 		return ret;
 	}
-	c->carried = s;
 	s->carrier = c;
 	s->carrier_slow = false;
 	list_add_tail(&c->all, &kprobe_sites);

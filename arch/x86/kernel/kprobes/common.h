@@ -57,6 +57,15 @@
 #error "kprobes: x86-64 only"
 #endif
 
+/*
+ * A detour stub (opt.c; a carrier's hit stub, core.c): at 0 the site whose
+ * probes a hit runs, at OPT_CALL_OFFSET a call to kprobe_opt_trampoline,
+ * at OPT_COPY_OFFSET the instructions it stands for, then a jump back.
+ * Literals: the trampoline's asm uses one.
+ */
+#define OPT_CALL_OFFSET	8
+#define OPT_COPY_OFFSET	13
+
 /* core.c, for opt.c */
 struct kprobe_site;
 struct arch_specific_insn;

@@ -524,58 +524,78 @@ int arch_prepare_site(struct kprobe_site *s)
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*
- * A resume copy for a push or register move (emulated, so without a slot
- * so far): the instruction, position-independent, then a jump back, at
- * KPROBE_BOOST_OFFSET of a slot of its own, as a boost copy is.
+ * A carrier's hit stub, in its slot, laid out as a detour (opt.c): the
+ * fentry site it carries, a call to kprobe_opt_trampoline, then a copy of
+ * the carrier's instruction and a jump back after it.  A hit on the int3
+ * returns from the trap into the call, so the probes run as an optimized
+ * probe's do, out of the trap: as they would on ftrace's hook, not in
+ * the NMI-like context of a trap (lockdep and in_nmi() see what they
+ * would see there).  The copy is also where a call skips the int3 while
+ * the site moves onto the hook.
  */
-static int prepare_resume_copy(struct kprobe_site *c)
+static int prepare_hit_stub(struct kprobe_site *c)
 {
 	struct arch_specific_insn *ai = &c->ainsn;
-	unsigned long from;
+	unsigned long from, slot = (unsigned long)ai->insn;
 	u8 buf[KPROBE_SLOT_SIZE];
-	kprobe_opcode_t *slot;
+	struct insn insn;
 	s64 rel;
+	int ret;
 
-	slot = get_insn_slot();
-	if (!slot)
-		return -ENOMEM;
-	from = (unsigned long)slot + KPROBE_BOOST_OFFSET + ai->len;
-	rel = (s64)(c->addr + ai->len) - (s64)(from + JMP32_INSN_SIZE);
-	if (rel != (s32)rel) {
-		free_insn_slot(slot, 0);
-		return -ERANGE;
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return -EOPNOTSUPP;	/* no kprobe_opt_trampoline */
+	if (OPT_COPY_OFFSET + ai->len + JMP32_INSN_SIZE > KPROBE_SLOT_SIZE)
+		return -E2BIG;
+	if (insn_decode_kernel(&insn, ai->orig) < 0)
+		return -EILSEQ;
+	if (!slot) {
+		slot = (unsigned long)get_insn_slot();
+		if (!slot)
+			return -ENOMEM;
+		ai->insn = (kprobe_opcode_t *)slot;
 	}
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
-	memcpy(buf + KPROBE_BOOST_OFFSET, ai->orig, ai->len);
-	__text_gen_insn(buf + KPROBE_BOOST_OFFSET + ai->len, JMP32_INSN_OPCODE,
+	memcpy(buf, &c->carried, sizeof(c->carried));
+#ifdef CONFIG_OPTPROBES
+	__text_gen_insn(buf + OPT_CALL_OFFSET, CALL_INSN_OPCODE,
+			(void *)(slot + OPT_CALL_OFFSET), kprobe_opt_trampoline,
+			CALL_INSN_SIZE);
+#endif
+	ret = copy_insn(c, &insn, (kprobe_opcode_t *)slot + OPT_COPY_OFFSET,
+			buf + OPT_COPY_OFFSET);
+	if (ret)
+		return ret;
+	from = slot + OPT_COPY_OFFSET + ai->len;
+	rel = (s64)(c->addr + ai->len) - (s64)(from + JMP32_INSN_SIZE);
+	if (rel != (s32)rel)
+		return -ERANGE;
+	__text_gen_insn(buf + OPT_COPY_OFFSET + ai->len, JMP32_INSN_OPCODE,
 			(void *)from, (void *)(c->addr + ai->len),
 			JMP32_INSN_SIZE);
 	mutex_lock(&text_mutex);
-	text_poke(slot, buf, KPROBE_SLOT_SIZE);
+	text_poke((void *)slot, buf, KPROBE_SLOT_SIZE);
 	mutex_unlock(&text_mutex);
-	ai->insn = slot;
-	ai->boostable = true;
 	return 0;
 }
 
 /**
  * arch_prepare_carrier() - may this new site carry the fentry site before it?
  * @c: a site prepared by arch_prepare_site() at the instruction right
- *     after a function's fentry nop, not in the hash table yet
+ *     after a function's fentry nop, not in the hash table yet;
+ *     c->carried is that fentry site
  *
  * Its int3 then stands for the fentry site's ftrace hook (kernel/kprobes.c
  * explains carriers), so every hit on it must be a call of the function
  * and every call must hit it: nothing in the function may reach c->addr
- * but the fall-through from the nop (no jump, call, loop or jcc aims
+ * but the nop before it, run through (no jump, call, loop or jcc aims
  * there, no indirect jump could, no exception fixup lands there), and no
- * other patcher may own its bytes.  A call that the fentry site's hook
- * has run the probes for must be able to skip the int3 while the site
- * moves onto ftrace (kprobe_carrier_resume()): the instruction needs a
- * copy that runs anywhere and jumps back, its boost copy or, for a push
- * or register move, one written here.
+ * other patcher may own its bytes.  Its instruction must run anywhere:
+ * one that could be boosted, or a push or register move.  Builds the
+ * hit stub (prepare_hit_stub()); needs the optimizer's trampoline.
  *
  * Return: 0; -EBUSY (another patcher's bytes), -EINVAL (something may
- * reach it, or no resume copy), -EILSEQ, -ENOMEM.
+ * reach it, or an instruction that must run in place), -EOPNOTSUPP (no
+ * optimizer), -EILSEQ, -E2BIG, -ERANGE, -ENOMEM.
  */
 int arch_prepare_carrier(struct kprobe_site *c)
 {
@@ -585,6 +605,8 @@ int arch_prepare_carrier(struct kprobe_site *c)
 	u8 ibuf[MAX_INSN_SIZE];
 	struct insn insn;
 
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return -EOPNOTSUPP;
 	if (!ai->boostable && ai->kind != KP_EMULATE_PUSH &&
 	    ai->kind != KP_EMULATE_MOV)
 		return -EINVAL;
@@ -604,9 +626,16 @@ int arch_prepare_carrier(struct kprobe_site *c)
 		if (e && (unsigned long)&e->fixup + e->fixup == c->addr)
 			return -EINVAL;
 	}
-	if (ai->boostable)
-		return 0;
-	return prepare_resume_copy(c);
+	return prepare_hit_stub(c);
+}
+
+/* where a hit on carrier c goes on from its int3: a stub's call */
+static nokprobe_inline unsigned long kprobe_carrier_stub(struct kprobe_site *c)
+{
+	/* the optimizer is writing or undoing the jump: never back into the region */
+	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
+		return (unsigned long)c->ainsn.opt_stub + OPT_CALL_OFFSET;
+	return (unsigned long)c->ainsn.insn + OPT_CALL_OFFSET;
 }
 
 /**
@@ -614,13 +643,13 @@ int arch_prepare_carrier(struct kprobe_site *c)
  * @c: a carrier (see arch_prepare_carrier())
  *
  * Return: its optimized detour's copy of the region while that is in use,
- * else the copy of its instruction that jumps back after it.
+ * else its hit stub's copy of its instruction (which jumps back after it).
  */
 unsigned long kprobe_carrier_resume(struct kprobe_site *c)
 {
 	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
 		return kprobe_opt_copy(c);
-	return (unsigned long)c->ainsn.insn + KPROBE_BOOST_OFFSET;
+	return (unsigned long)c->ainsn.insn + OPT_COPY_OFFSET;
 }
 
 NOKPROBE_SYMBOL(kprobe_carrier_resume);
@@ -1013,44 +1042,16 @@ NOKPROBE_SYMBOL(kprobe_fault_resumed);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 /*
  * An int3 on a carrier c: a call of the function whose fentry site c
- * carries.  Its probes see what their ftrace hook would show them
- * (kprobe_ftrace_handler()): ip is the fentry site + 1 for the
- * pre_handlers, then past the nop for the post_handlers; the registers
- * are those at the function's entry, as the nop changed none.  Then c's
- * instruction is carried out as any site's (boosted or emulated).
+ * carries.  Nothing runs here: the trap returns into c's hit stub, whose
+ * call to kprobe_opt_trampoline runs the fentry site's probes as an
+ * optimized probe's (a hit already under way on this CPU is counted
+ * there), with the registers of the function's entry (the nop changed
+ * none) and ip at the entry + 1; the stub then runs c's instruction.
  */
 static noinline int kprobe_int3_carrier(struct pt_regs *regs,
-					struct kprobe_ctlblk *kcb,
 					struct kprobe_site *c)
 {
-	struct kprobe_site *s = c->carried;
-	struct kprobe *first = kprobe_site_first(s);
-	unsigned long ip = regs->ip;
-	struct kprobe_frame *f;
-
-	if (kprobe_running()) {
-		/* inside a handler or a single-step: no handlers */
-		if (first)
-			kprobes_inc_nmissed_count(first);
-		f = kprobe_frame_push(kcb, c, kprobe_running(), KPROBE_REENTER);
-		kprobe_execute(c, regs, kcb, f);
-		return 1;
-	}
-	f = kprobe_frame_push(kcb, c, first ?: &kprobe_busy, KPROBE_HIT_ACTIVE);
-	if (first) {
-		regs->ip = s->addr + INT3_INSN_SIZE;
-		if (kprobe_site_pre(s, f, regs)) {
-			/* a pre_handler moved ip: the call goes there */
-			kprobe_frame_pop(kcb);
-			return 1;
-		}
-		if (unlikely(READ_ONCE(s->has_post)))
-			kprobe_carried_post(s, f, regs);
-		regs->ip = ip;
-		if (f->kp != first)
-			kprobe_frame_set_kp(f, first);
-	}
-	kprobe_execute(c, regs, kcb, f);
+	regs->ip = kprobe_carrier_stub(c);
 	return 1;
 }
 
@@ -1101,7 +1102,7 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	if (unlikely(s->carried))
-		return kprobe_int3_carrier(regs, kcb, s);
+		return kprobe_int3_carrier(regs, s);
 #endif
 	if (kprobe_running()) {
 		/* a probe hit inside a handler or a single-step: no handlers */

@@ -56,9 +56,7 @@
 
 #include "common.h"
 
-/* literals: the trampoline's asm uses one */
-#define OPT_CALL_OFFSET	8
-#define OPT_COPY_OFFSET	13
+/* OPT_CALL_OFFSET, OPT_COPY_OFFSET: common.h (carriers' stubs share them) */
 static_assert(sizeof(void *) == OPT_CALL_OFFSET);
 static_assert(OPT_CALL_OFFSET + CALL_INSN_SIZE == OPT_COPY_OFFSET);
 

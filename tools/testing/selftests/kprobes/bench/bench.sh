@@ -20,6 +20,8 @@ N=${BENCH_N:-1000 10000}
 KN=${BENCH_KN:-1000}
 LOOPS=${BENCH_LOOPS:-20000}
 kpb() { echo "kpb: $*" > /dev/kmsg; }
+# before a timed step: what the one before left to the background ends
+settle() { sleep 1; }
 now() { cat /sys/module/kprobes_bench/parameters/now; }
 
 # Kernel functions a tool would attach to: the ftrace-able ones (what
@@ -97,6 +99,7 @@ done
 insmod $KO phase=none
 for n in $KN; do
 	head -n "$n" /tmp/funcs > /tmp/funcs.n
+	settle
 	t0=$(now)
 	i=0
 	while read -r f; do
@@ -105,12 +108,18 @@ for n in $KN; do
 	done < /tmp/funcs.n >> $T/kprobe_events 2>/dev/null
 	t1=$(now)
 	kpb "tracefs $n define $((t1 - t0)) events $(wc -l < $T/kprobe_events)"
+	settle
+	t1=$(now)
 	echo 1 > $T/events/kpb/enable
 	t2=$(now)
 	kpb "tracefs $n enable $((t2 - t1))"
+	settle
+	t2=$(now)
 	echo 0 > $T/events/kpb/enable
 	t3=$(now)
 	kpb "tracefs $n disable $((t3 - t2))"
+	settle
+	t3=$(now)
 	echo > $T/kprobe_events
 	t4=$(now)
 	kpb "tracefs $n remove $((t4 - t3)) left $(wc -l < $T/kprobe_events)"
@@ -119,11 +128,13 @@ if [ "$only" = tracefs ]; then rmmod kprobes_bench; kpb "end"; exit 0; fi
 
 # The busybox workload of /harness/ktap.sh (fork/exec, file I/O, HTTP).
 workload_start
+settle
 t0=$(now); workload; t1=$(now)
 kpb "scale workload_unprobed $((t1 - t0)) ok $good/3"
 rmmod kprobes_bench
 
 # Scale: every candidate at once, armed while the workload runs.
+settle
 insmod $KO phase=scale funcs=/tmp/funcs budget_s="${BENCH_SCALE_S:-120}"
 t0=$(now); workload; t1=$(now)
 kpb "scale workload_armed $((t1 - t0)) ok $good/3"

@@ -1151,6 +1151,7 @@ static int t_carrier_move_exact(void)
 	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
 	return kpt_failed;
 }
+
 /*
  * A carrier the optimizer cannot make a jump (kpt_tiny(): one short
  * instruction, then the return) hands its entry to the hook in the
@@ -1185,11 +1186,11 @@ static int t_carrier_background_move(void)
 	calls = atomic_read(&mover_calls);
 	hits = atomic_read(&mover_hits);
 	mover_hold(false);
-	for (i = 0; i < 200 && READ_ONCE(*next) == INT3_INSN_OPCODE; i++)
-		msleep(10);
+	for (i = 0; i < 100 && READ_ONCE(*next) == INT3_INSN_OPCODE; i++)
+		msleep(20);
 	msleep(20);
 	mover_hold(true);
-	pr_info("# moved after about %d ms\n", i * 10);
+	pr_info("# moved after about %d ms\n", i * 20);
 	KPT_EXPECT_EQ(*next, orig);
 	KPT_EXPECT(!kprobe_optimized(&kp));
 	calls = atomic_read(&mover_calls) - calls;
@@ -1208,19 +1209,22 @@ out:
 	return kpt_failed;
 }
 #else
+#define KPT_NO_CARRIERS \
+	"upstream differs: no carriers, an entry probe is hooked on ftrace"
+
 static int t_carrier_background_move(void)
 {
-	return KPT_SKIP_BECAUSE("upstream differs: no carriers, an entry probe is hooked on ftrace");
+	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
 }
 
 static int t_carrier_entry(void)
 {
-	return KPT_SKIP_BECAUSE("upstream differs: no carriers, an entry probe is hooked on ftrace");
+	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
 }
 
 static int t_carrier_move_exact(void)
 {
-	return KPT_SKIP_BECAUSE("upstream differs: no carriers, an entry probe is hooked on ftrace");
+	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
 }
 #endif /* KPROBES_ANEW */
 
