@@ -18,6 +18,10 @@
  *    register_kprobes()/unregister_kprobes() call, whose IPI round also
  *    waits out the hits under way; retired sites are freed after a grace
  *    period, in the background).
+ *  - Fentry sites: hooked on ftrace (two ftrace_ops, lingering hooks), or
+ *    armed by a carrier, an int3 site on the instruction after the nop,
+ *    when a registration arms few of them (no ftrace update); carriers
+ *    that get no jump move onto the hook in the background.
  *  - The blacklist: NOKPROBE_SYMBOL() entries of the kernel and of each
  *    module, .kprobes.text, .noinstr.text, and the arch's (entry text).
  *  - Module load/unload and init-memory freeing.

@@ -46,6 +46,11 @@
  * shadow cannot be kept), ud2, system instructions of 0f 01 (but
  * clac/stac/rdtscp), and anything with an emulate prefix.
  *
+ * Carriers (kernel/kprobes.c): an int3 on the instruction after a fentry
+ * nop standing for the fentry site's ftrace hook.  Its hit runs nothing
+ * in the trap: it returns into the carrier's hit stub, which calls the
+ * optimizer's trampoline (arch_prepare_carrier(), kprobe_int3_carrier()).
+ *
  * Per-CPU state (struct kprobe_ctlblk) is a stack of frames, so a hit
  * inside a handler or inside a single-step (an NMI) nests cleanly: the
  * nested hit counts nmissed, runs no handler, and carries out its
