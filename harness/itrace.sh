@@ -35,6 +35,9 @@ rm -f "$console"
 # puts a jump over kit_short's lea, ret and int3 padding)
 opt=
 case $ITRACE in boost|int3|mov) opt="echo 0 > /proc/sys/debug/kprobes-optimization; " ;; esac
+# the ftrace hook, not ours' carrier (an entry probe registered alone)
+c=/proc/sys/debug/kprobes-carriers
+case $ITRACE in ftrace|kretprobe) opt="[ -e $c ] && echo 0 > $c; " ;; esac
 RUN_NAME=itrace CMD="${opt}insmod /mnt/host/kprobes_itrace.ko what=$ITRACE secs=${ITRACE_S:-2} || true" \
 DIR=$dir KERNEL_ARGS="${KERNEL_ARGS:-} nokaslr" SMP=${SMP:-1} \
 QEMU_OPTS="${QEMU_OPTS:-} -icount shift=0 -singlestep -d nochain -D $xlog -monitor unix:$mon,server,nowait" \

@@ -133,7 +133,7 @@ extern const u8 jprobe_return_break[];		/* jprobe_return()'s int3 */
 void *jprobe_trampoline_enter(unsigned long *mirror);
 void kprobe_opt_trampoline(void);			/* opt.c */
 struct kprobe_site;
-__noendbr void kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
+__noendbr int kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
 void jprobe_return_prepare(void);
 unsigned long kprobe_carrier_resume(struct kprobe_site *c);	/* core.c */
 

@@ -17,10 +17,10 @@
  * the call pushed, as an int3 would have (ip = addr + 1, the flags of the
  * probed code), disables interrupts (the return address is the copied
  * region already) and calls kprobe_opt_callback() with the site, which
- * runs the pre_handlers (and writes the slot over with the address a
- * pre_handler that returned 1 put in regs->ip).  The trampoline restores
- * the registers (a handler's changes included, the flags too, and with
- * them the interrupt state) and returns there.  The unwinder is handed
+ * runs the pre_handlers and says whether one returned 1 (the trampoline
+ * then writes the slot over with the address it put in regs->ip).  The
+ * trampoline restores the registers (a handler's changes included, the
+ * flags too, and with them the interrupt state) and returns there.  The unwinder is handed
  * those pt_regs, so a stack trace taken in a handler shows the probed
  * function and its callers, as on the int3 path.
  *
@@ -109,6 +109,12 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	movq %rsp, %rdi\n"
 	"	call kprobe_opt_callback\n"
+	/* a pre_handler moved ip: go on there, not into the copy */
+	"	testl %eax, %eax\n"
+	"	jz 1f\n"
+	"	movq " __stringify(OPT_REGS_IP) "(%rsp), %rax\n"
+	"	movq %rax, " __stringify(OPT_REGS_SIZE) "(%rsp)\n"
+	"1:\n"
 	RESTORE_REGS_STRING
 	"	popfq\n"
 	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
@@ -120,40 +126,45 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 NOKPROBE_SYMBOL(kprobe_opt_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
 
-/* a hit on a site without a solo probe, or nested in another hit */
-static noinline void kprobe_opt_general(struct pt_regs *regs,
-					struct kprobe_site *s,
-					unsigned long *slot)
+/*
+ * A hit on a site without a solo probe, or nested in another hit.
+ * Returns 1 if a pre_handler moved regs->ip.
+ */
+static noinline int kprobe_opt_general(struct pt_regs *regs,
+				       struct kprobe_site *s)
 {
 	struct kprobe_frame *f = kprobe_hit_begin(s);
+	int moved = 0;
 
 	if (f) {
-		if (kprobe_site_pre(s, f, regs))
-			*slot = regs->ip;	/* a pre_handler sent us there */
-		else if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
-			 unlikely(READ_ONCE(s->has_post)))
+		moved = kprobe_site_pre(s, f, regs);
+		if (!moved && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+		    unlikely(READ_ONCE(s->has_post)))
 			kprobe_carried_post(s, f, regs);	/* a carrier's */
 		kprobe_frame_pop(get_kprobe_ctlblk());
 	}
+	return moved;
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_general);
 
 /*
  * Called by kprobe_opt_trampoline, interrupts off, with the pt_regs it
- * built and the site; the slot right above them holds where to go on
- * (the copied region, or what a pre_handler put in regs->ip).  The common
- * hit, one pre-only probe and no hit under way, is done here in line, as
- * on the int3 path (kprobe_int3_handler()).  notrace: a function tracer
- * here would run in the detour, on the probed code's stack, for every hit.
+ * built and the site.  The common hit, one pre-only probe and no hit
+ * under way, is done here in line, as on the int3 path
+ * (kprobe_int3_handler()).  Returns 1 if a pre_handler moved regs->ip:
+ * the trampoline then goes on there rather than into the copied region
+ * (it writes the return slot itself, so that regs need not be kept here
+ * across the handler's call).  notrace: a function tracer here would run
+ * in the detour, on the probed code's stack, for every hit.
  */
-__used __visible notrace __noendbr void kprobe_opt_callback(struct pt_regs *regs,
-							    struct kprobe_site *s)
+__used __visible notrace __noendbr int kprobe_opt_callback(struct pt_regs *regs,
+							   struct kprobe_site *s)
 {
-	unsigned long *slot = (unsigned long *)(regs + 1);
 	bool irqs_on = regs->flags & X86_EFLAGS_IF;
 	struct kprobe_ctlblk *kcb;
 	struct kprobe *kp;
+	int moved;
 
 	/* the trampoline's cli, as lockdep must see it (nothing otherwise) */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && irqs_on)
@@ -165,15 +176,14 @@ __used __visible notrace __noendbr void kprobe_opt_callback(struct pt_regs *regs
 
 	kcb = get_kprobe_ctlblk();
 	kp = kprobe_solo_now(s, kcb);
-	if (likely(kp)) {
-		if (kprobe_solo_pre(kcb, s, kp, regs))
-			*slot = regs->ip;
-	} else {
-		kprobe_opt_general(regs, s, slot);
-	}
+	if (likely(kp))
+		moved = kprobe_solo_pre(kcb, s, kp, regs);
+	else
+		moved = kprobe_opt_general(regs, s);
 	/* the trampoline's popfq restores regs->flags (a handler's IF too) */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
 		trace_hardirqs_on();
+	return moved;
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
