@@ -720,20 +720,6 @@ static bool kprobe_linger_take(unsigned long ip)
 	return false;
 }
 
-/* is ip's hook lingering? */
-static bool kprobe_linger_has(unsigned long ip)
-{
-	struct kprobe_linger *l;
-
-	if (!kprobe_nr_lingering)
-		return false;
-	hash_for_each_possible(kprobe_lingering, l, node, ip) {
-		if (l->ip == ip)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Unhook the lingering sites for which in() holds (every one if in is
  * NULL), in one ftrace update.
@@ -939,6 +925,20 @@ static bool kprobe_carriers_barred;
 
 static void kprobe_carrier_mover(struct work_struct *unused);
 static DECLARE_DELAYED_WORK(kprobe_mover_work, kprobe_carrier_mover);
+
+/* is ip's hook lingering? */
+static bool kprobe_linger_has(unsigned long ip)
+{
+	struct kprobe_linger *l;
+
+	if (!kprobe_nr_lingering)
+		return false;
+	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+		if (l->ip == ip)
+			return true;
+	}
+	return false;
+}
 
 /* may site s be carried (now, or go on being so)? */
 static bool site_carriable(struct kprobe_site *s)

@@ -945,7 +945,7 @@ static int t_ftrace_ops_switch(void)
 	return ret ?: kpt_failed;
 }
 
-#ifdef KPROBES_ANEW
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE)
 /*
  * A carried entry probe: its handlers see what the ftrace hook shows
  * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
@@ -1212,21 +1212,15 @@ out:
 #define KPT_NO_CARRIERS \
 	"upstream differs: no carriers, an entry probe is hooked on ftrace"
 
-static int t_carrier_background_move(void)
+static int t_carrier_none(void)
 {
-	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
+	return KPT_SKIP_BECAUSE(upstream ? KPT_NO_CARRIERS : KPT_NO_FTRACE_SITES);
 }
 
-static int t_carrier_entry(void)
-{
-	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
-}
-
-static int t_carrier_move_exact(void)
-{
-	return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
-}
-#endif /* KPROBES_ANEW */
+#define t_carrier_entry			t_carrier_none
+#define t_carrier_move_exact		t_carrier_none
+#define t_carrier_background_move	t_carrier_none
+#endif /* KPROBES_ANEW && CONFIG_KPROBES_ON_FTRACE */
 
 static int t_batch_rollback(void)
 {
