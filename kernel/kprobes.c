@@ -1138,6 +1138,7 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 	kprobe_batch_commit(&b);
 }
 
+#ifdef CONFIG_MODULES
 /* a livepatch module is coming: its hooks would hide calls from carriers */
 static void kprobe_carriers_bar(void)
 {
@@ -1158,6 +1159,7 @@ static void kprobe_carriers_bar(void)
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 }
+#endif /* CONFIG_MODULES */
 
 static struct ctl_table kprobe_carrier_sysctls[] = {
 	{
