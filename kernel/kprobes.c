@@ -909,7 +909,8 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
  * (kprobe_carriers_finish()).  Under kprobe_mutex, but for that wait in
  * the background mover.
  */
-#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_HAVE_KPROBE_SITES)
+/* a carrier's hit goes through the optimizer's trampoline: OPTPROBES */
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_OPTPROBES)
 #define KPROBE_CARRY_MAX	8
 #define KPROBE_MOVE_DELAY	(HZ / 4)
 
@@ -1188,7 +1189,7 @@ static inline int kprobe_carrier_move(struct kprobe_site *s,
 {
 	return 0;
 }
-#endif /* CONFIG_KPROBES_ON_FTRACE && CONFIG_HAVE_KPROBE_SITES */
+#endif /* CONFIG_KPROBES_ON_FTRACE && CONFIG_OPTPROBES */
 
 /*
  * Apply the ftrace filter changes a batch collected.  Called with

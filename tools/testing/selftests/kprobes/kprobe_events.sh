@@ -48,7 +48,7 @@ if [ -e $carriers ] && [ -e $ef ]; then
 	echo 0 > $carriers
 else
 	skip "carried: [CARRIED] in kprobes/list, kernel_clone not in enabled_functions" \
-		"this kernel has no carriers (stock 6.12), or this boot: no dynamic ftrace"
+		"this kernel has no carriers (stock 6.12), or this boot: no dynamic ftrace or no OPTPROBES"
 fi
 echo > $T/trace
 echo 1 > $T/events/kpt/clone/enable

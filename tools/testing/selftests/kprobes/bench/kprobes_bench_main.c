@@ -315,7 +315,8 @@ static bool set_carriers(int on)
 	return n == 1;
 }
 
-#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	defined(CONFIG_OPTPROBES)
 /* the byte after the fentry nop: a carrier's int3 (0xcc) while it is one */
 static u8 after_nop(struct kprobe *kp)
 {
@@ -361,7 +362,8 @@ static void hit_carried(const char *name, long (*fn)(long),
 /* entry probes registered alone (carriers) */
 static void hit_entry_alone(u64 base_c, u64 base_c2)
 {
-#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	defined(CONFIG_OPTPROBES)
 	if (!set_carriers(1))
 		return;
 	/* not the hooks the ftrace rows left lingering (a quarter second) */

@@ -945,7 +945,8 @@ static int t_ftrace_ops_switch(void)
 	return ret ?: kpt_failed;
 }
 
-#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	defined(CONFIG_OPTPROBES)
 /*
  * A carried entry probe: its handlers see what the ftrace hook shows
  * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
@@ -1212,15 +1213,22 @@ out:
 #define KPT_NO_CARRIERS \
 	"upstream differs: no carriers, an entry probe is hooked on ftrace"
 
+#define KPT_NO_OPT_CARRIERS \
+	"this boot: no carriers (they need the optimizer, CONFIG_OPTPROBES is off)"
+
 static int t_carrier_none(void)
 {
-	return KPT_SKIP_BECAUSE(upstream ? KPT_NO_CARRIERS : KPT_NO_FTRACE_SITES);
+	if (upstream)
+		return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	return KPT_SKIP_BECAUSE(KPT_NO_OPT_CARRIERS);
 }
 
 #define t_carrier_entry			t_carrier_none
 #define t_carrier_move_exact		t_carrier_none
 #define t_carrier_background_move	t_carrier_none
-#endif /* KPROBES_ANEW && CONFIG_KPROBES_ON_FTRACE */
+#endif /* KPROBES_ANEW && CONFIG_KPROBES_ON_FTRACE && CONFIG_OPTPROBES */
 
 static int t_batch_rollback(void)
 {
