@@ -914,8 +914,8 @@ static int kpt_set_carriers(int on)
 	ssize_t n;
 
 	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
+	if (IS_ERR(f))	/* no carriers in this kernel: nothing to turn */
+		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
 	n = kernel_write(f, &c, 1, &pos);
 	filp_close(f, NULL);
 	return n == 1 ? 0 : -EIO;
