@@ -924,25 +924,25 @@ static int kpt_set_carriers(int on)
 #endif
 }
 
-/* with carriers off: the site is hooked on ftrace */
-static int t_ftrace_leave_and_return(void)
+/* a case about the hooks, with carriers off: the site is hooked on ftrace */
+static int carriers_off(int (*fn)(void))
 {
 	int ret;
 
 	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
-	ret = ftrace_leave_and_return();
+	ret = fn();
 	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
 	return ret ?: kpt_failed;
 }
 
+static int t_ftrace_leave_and_return(void)
+{
+	return carriers_off(ftrace_leave_and_return);
+}
+
 static int t_ftrace_ops_switch(void)
 {
-	int ret;
-
-	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
-	ret = ftrace_ops_switch();
-	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
-	return ret ?: kpt_failed;
+	return carriers_off(ftrace_ops_switch);
 }
 
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
