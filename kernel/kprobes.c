@@ -758,6 +758,12 @@ static void kprobe_linger_work_fn(struct work_struct *unused)
 	mutex_unlock(&kprobe_mutex);
 }
 
+/*
+ * ftrace updates that hooked a site moving off its carrier, so far: a
+ * wait begun after update N covers the moves it hooked (kprobe_mutex)
+ */
+static unsigned long kprobe_hook_seq;
+
 /* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
 enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
 
@@ -788,6 +794,7 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	unsigned long *ips[FT_LISTS];
 	int n[FT_LISTS] = { 0 }, ret = 0, err, i;
 	bool hooked[2] = { true, true }, moving = false, unhooked_plain = false;
+	bool carriers_hooked = false;
 	struct kprobe_site *s, *t;
 
 	for (i = 0; i < FT_LISTS; i++)
@@ -871,7 +878,13 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 			s->flags |= KPROBE_SITE_ARMED;
 		else
 			s->flags &= ~KPROBE_SITE_ARMED;
+		if (armed && s->carrier_moving && !s->carrier_hooked) {
+			s->carrier_hooked = kprobe_hook_seq + 1;
+			carriers_hooked = true;
+		}
 	}
+	if (carriers_hooked)
+		kprobe_hook_seq++;
 	return ret;
 }
 
@@ -893,21 +906,27 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
  * all, none in the registration's path.
  *
  * Used when a batch hooks few fentry sites (KPROBE_CARRY_MAX): a bigger
- * one shares one ftrace update anyway.  Not used on a function whose
- * body something may skip: an ftrace user diverting calls (livepatch; a
- * function on the error-injection list, whose calls BPF may return from
- * at the entry), nor for a jprobe, whose hit returns to the entry.
+ * one shares one ftrace update anyway.  Never on a function whose calls
+ * may not reach the carrier: one an ftrace user diverts (an IPMODIFY ops
+ * such as livepatch's, a direct trampoline such as BPF's, which may skip
+ * the body or call it from elsewhere), nor one on the error-injection
+ * list, whose calls an fprobe may return from at the entry.  ftrace asks
+ * kprobe_ftrace_divert() before such a user takes a function: its
+ * carrier moves onto the hook first, so the hook's callback, which
+ * ftrace runs with the others on every call, sees each call as upstream
+ * kprobes would.  Nor for a jprobe, whose hit returns to the entry.
  *
- * A move onto the hook (also when a jprobe joins the site, a probe comes
- * to the carrier's address, or a livepatch module comes) sees each call
- * exactly once: hooked with ->carrier_moving set, the callback runs the
- * probes and sends the call past the carrier (kprobe_carrier_resume());
- * a call that passed the nop before the hook still meets the carrier,
- * which runs them.  Once every task has passed a voluntary switch after
- * the hook (none is then between the nop and the carrier having passed
- * the nop unhooked), the carrier goes, then the redirection
- * (kprobe_carriers_finish()).  Under kprobe_mutex, but for that wait in
- * the background mover.
+ * A move onto the hook sees each call exactly once: hooked with
+ * ->carrier_moving set, the callback runs the probes and sends the call
+ * past the carrier (kprobe_carrier_resume()); a call that passed the nop
+ * before the hook still meets the carrier, which runs them.  Once every
+ * task has passed a voluntary switch after the hook went in (none is
+ * then between the nop and the carrier having passed the nop unhooked),
+ * the carrier goes, then the redirection (kprobe_carriers_finish()).
+ * That wait is never taken under kprobe_mutex (kprobe_carriers_settle()):
+ * on a PREEMPT kernel a busy task may hold it off for long.  No diverting
+ * user is ever on a function while it moves: the redirection, done by
+ * the plain ops, would otherwise confuse it.
  */
 /* a carrier's hit goes through the optimizer's trampoline: OPTPROBES */
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_OPTPROBES)
@@ -921,8 +940,8 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b);
 static void kprobe_batch_commit(struct kprobe_batch *b);
 
 static int kprobes_carriers = 1;	/* debug.kprobes-carriers */
-/* a livepatch module came: no carriers from now on */
-static bool kprobe_carriers_barred;
+/* diverting ftrace users on their way in (kprobe_ftrace_divert()) */
+static unsigned int kprobe_diverting;
 
 static void kprobe_carrier_mover(struct work_struct *unused);
 static DECLARE_DELAYED_WORK(kprobe_mover_work, kprobe_carrier_mover);
@@ -941,11 +960,43 @@ static bool kprobe_linger_has(unsigned long ip)
 	return false;
 }
 
+/*
+ * Is the function at ip on the error-injection list?  A module's entries
+ * reach the list from a module notifier that may run after a probe of
+ * another notifier (trace_kprobe's) was registered: ask the module too.
+ */
+static bool kprobe_error_injectable(unsigned long ip)
+{
+#if defined(CONFIG_FUNCTION_ERROR_INJECTION) && defined(CONFIG_MODULES)
+	unsigned long size, off;
+	struct module *mod;
+	unsigned int i;
+	bool ret = false;
+
+	if (within_error_injection_list(ip))
+		return true;
+	if (!kallsyms_lookup_size_offset(ip, &size, &off))
+		return false;
+	preempt_disable();
+	mod = __module_text_address(ip);
+	for (i = 0; mod && i < mod->num_ei_funcs; i++) {
+		if (mod->ei_funcs[i].addr == ip - off) {
+			ret = true;
+			break;
+		}
+	}
+	preempt_enable();
+	return ret;
+#else
+	return within_error_injection_list(ip);
+#endif
+}
+
 /* may site s be carried (now, or go on being so)? */
 static bool site_carriable(struct kprobe_site *s)
 {
-	return !kprobe_carriers_barred && !s->has_jprobe &&
-	       !s->carrier_moving && !within_error_injection_list(s->addr);
+	return READ_ONCE(kprobes_carriers) && !s->has_jprobe &&
+	       !s->carrier_moving && !kprobe_error_injectable(s->addr);
 }
 
 /**
@@ -969,8 +1020,10 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	struct kprobe_site *c;
 	int ret;
 
-	if (!READ_ONCE(kprobes_carriers) || !site_carriable(s) ||
-	    kprobe_linger_has(s->addr) || kprobe_site_lookup(addr))
+	/* a diverting ftrace user there, or one on its way in */
+	if (!site_carriable(s) || kprobe_diverting ||
+	    kprobe_linger_has(s->addr) || kprobe_site_lookup(addr) ||
+	    ftrace_ip_diverted(s->addr))
 		return -EBUSY;
 	kprobe_opt_break(addr);
 	c = site_create(addr, false, false, &ret);
@@ -998,15 +1051,13 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 }
 
 /*
- * s's carrier goes (disarmed, freed after the batch's grace period).  A
- * hit on it meanwhile still finds s; s->carrier stays set while s is
- * moving (its callback reads it) until the move is over.
+ * s's carrier goes (disarmed, freed after the batch's grace period, so a
+ * hook callback that read ->carrier_moving may still use it).
  */
 static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	site_retire(s->carrier, b);
-	if (!s->carrier_moving)
-		s->carrier = NULL;
+	s->carrier = NULL;
 }
 
 /* s is to be hooked: its callback runs its probes, then skips the carrier */
@@ -1014,7 +1065,8 @@ static void kprobe_carrier_start_move(struct kprobe_site *s,
 				      struct kprobe_batch *b)
 {
 	WRITE_ONCE(s->solo, NULL);	/* the callback's general path redirects */
-	WRITE_ONCE(s->carrier_moving, true);
+	s->carrier_hooked = 0;
+	WRITE_ONCE(s->carrier_moving, s->carrier);
 	if (list_empty(&s->ftrace_node))
 		list_add_tail(&s->ftrace_node, &b->ftrace);
 }
@@ -1037,12 +1089,13 @@ static void kprobe_carriers_sync(struct kprobe_batch *b)
 	list_for_each_entry_safe(s, t, &b->ftrace, ftrace_node) {
 		if (s->carrier) {
 			if (!site_wants_armed(s)) {
-				WRITE_ONCE(s->carrier_moving, false);
+				WRITE_ONCE(s->carrier_moving, NULL);
 				kprobe_uncarry(s, b);
 				if (s->flags & KPROBE_SITE_ARMED)
 					continue;	/* hooked mid-move too */
 			} else if (!site_carriable(s)) {
-				kprobe_carrier_start_move(s, b);
+				if (!s->carrier_moving)
+					kprobe_carrier_start_move(s, b);
 				continue;
 			}
 			list_del_init(&s->ftrace_node);
@@ -1064,48 +1117,112 @@ static void kprobe_carriers_wait(void)
 }
 
 /*
- * The moves whose hooks are in and have been waited for
- * (kprobe_carriers_wait() since): their carriers go, and once every CPU
- * sees the original bytes back, the redirection.  A site whose hook was
- * refused stays carried.
+ * The moves whose hooks went in by update @seen (kprobe_hook_seq) and
+ * have been waited for since: their carriers go, and once every CPU sees
+ * the original bytes back, the redirection.  A move whose hook went in
+ * later is left to the path that made it; one whose hook was refused
+ * stays carried.
  */
-static void kprobe_carriers_finish(struct kprobe_batch *b)
+static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 {
 	struct kprobe_site *s;
+	bool done = false;
 
 	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier_moving && (s->flags & KPROBE_SITE_ARMED))
-			kprobe_uncarry(s, b);
+		if (!s->carrier_moving || !(s->flags & KPROBE_SITE_ARMED) ||
+		    !s->carrier_hooked || s->carrier_hooked > seen)
+			continue;
+		kprobe_uncarry(s, b);
+		done = true;
 	}
 	if (b->poked) {
 		arch_kprobe_poke_sync(false);
 		b->poked = false;
 	}
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier_moving)
+		if (!s->carrier_moving || (s->carrier && s->carrier_hooked))
 			continue;
-		WRITE_ONCE(s->carrier_moving, false);
-		if (s->flags & KPROBE_SITE_ARMED)
-			s->carrier = NULL;
+		/* carrier gone, or the hook refused: no redirection */
+		WRITE_ONCE(s->carrier_moving, NULL);
 		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
 	}
 }
 
 /*
- * Move fentry site s onto its hook now, before a probe that cannot be
- * carried joins it or comes to its carrier's address.  Returns 0, or
- * ftrace's error (s then stays carried).
+ * Wait for the moves hooked so far, then finish them.  Not under
+ * kprobe_mutex: the wait may last as long as a busy task takes to switch.
  */
-static int kprobe_carrier_move(struct kprobe_site *s, struct kprobe_batch *b)
+static void kprobe_carriers_settle(void)
 {
-	int ret;
+	struct kprobe_batch b;
+	unsigned long seen;
 
-	kprobe_carrier_start_move(s, b);
-	ret = kprobe_batch_ftrace(b);
+	mutex_lock(&kprobe_mutex);
+	seen = kprobe_hook_seq;
+	mutex_unlock(&kprobe_mutex);
 	kprobe_carriers_wait();
-	kprobe_carriers_finish(b);
-	return ret ?: (s->carrier ? -EBUSY : 0);
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	kprobe_carriers_finish(&b, seen);
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+}
+
+/*
+ * Move the carried fentry sites match() picks onto their hooks, and
+ * return once their carriers are gone.  Called without kprobe_mutex.
+ * Returns 0, or -EBUSY if one of them could not be hooked (it stays
+ * carried).
+ */
+static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
+				void *arg)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+	int n = 0, ret = 0;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (!s->carrier || !match(s, arg))
+			continue;
+		if (!s->carrier_moving)
+			kprobe_carrier_start_move(s, &b);
+		n++;
+	}
+	if (n)
+		kprobe_batch_ftrace(&b);
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
+	if (!n)
+		return 0;
+	kprobe_carriers_settle();
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (s->carrier && match(s, arg)) {
+			ret = -EBUSY;
+			break;
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+static bool kprobe_carrier_is(struct kprobe_site *s, void *arg)
+{
+	return s == arg;
+}
+
+/*
+ * Move fentry site s onto its hook before a probe that cannot be carried
+ * joins it or comes to its carrier's address.  Called without
+ * kprobe_mutex; s must not be freed meanwhile (a caller that let go of
+ * the mutex looks it up again after).  Returns 0, or -EBUSY.
+ */
+static int kprobe_carrier_move(struct kprobe_site *s)
+{
+	return kprobe_carriers_move(kprobe_carrier_is, s);
 }
 
 /* in the background: the carriers kprobe_carrier_slow() named, hooked */
@@ -1118,7 +1235,8 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier || !s->carrier_slow || s->carrier_moving)
+		if (!s->carrier || s->carrier_moving ||
+		    (!s->carrier_slow && READ_ONCE(kprobes_carriers)))
 			continue;
 		s->carrier_slow = false;
 		kprobe_carrier_start_move(s, &b);
@@ -1128,39 +1246,97 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 		kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
-	if (!n)
-		return;
-	/* not under kprobe_mutex: it may wait for a busy task to switch */
-	kprobe_carriers_wait();
-	kprobe_batch_init(&b);
-	mutex_lock(&kprobe_mutex);
-	kprobe_carriers_finish(&b);
-	mutex_unlock(&kprobe_mutex);
-	kprobe_batch_commit(&b);
+	if (n)
+		kprobe_carriers_settle();
 }
 
-#ifdef CONFIG_MODULES
-/* a livepatch module is coming: its hooks would hide calls from carriers */
-static void kprobe_carriers_bar(void)
+/* what a diverting ftrace user is about to take (kprobe_ftrace_divert()) */
+struct kprobe_divert {
+	struct ftrace_ops *ops;
+	unsigned long *ips;
+	unsigned int cnt;
+	bool any;
+};
+
+static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
 {
-	struct kprobe_batch b;
-	struct kprobe_site *s;
+	struct kprobe_divert *d = arg;
+	unsigned int i;
 
-	kprobe_batch_init(&b);
-	mutex_lock(&kprobe_mutex);
-	kprobe_carriers_barred = true;
-	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier)
-			kprobe_carrier_start_move(s, &b);
+	if (d->any)
+		return true;
+	if (!d->ips)
+		return ftrace_ops_has_ip(d->ops, s->addr);
+	for (i = 0; i < d->cnt; i++) {
+		if (d->ips[i] == s->addr)
+			return true;
 	}
-	if (kprobe_batch_ftrace(&b))
-		pr_warn("livepatch: some entry probes stay on carriers\n");
-	kprobe_carriers_wait();
-	kprobe_carriers_finish(&b);
-	mutex_unlock(&kprobe_mutex);
-	kprobe_batch_commit(&b);
+	return false;
 }
-#endif /* CONFIG_MODULES */
+
+/**
+ * kprobe_ftrace_divert() - an ftrace user is about to divert calls
+ * @ops: an ops with FTRACE_OPS_FL_IPMODIFY, or a direct trampoline's
+ * @ips: the functions it takes (@cnt of them), or NULL: its filter's
+ * @cnt: how many in @ips
+ * @any: which functions is not known yet (a pattern): every one
+ *
+ * Called by ftrace, with no ftrace lock held, before @ops is registered
+ * or its filter grows; kprobe_ftrace_divert_end() follows once that is
+ * done, if this returned 0.  Until then no entry probe is carried; the
+ * carried ones on @ops's functions are hooked on ftrace before this
+ * returns (this may wait for every task to pass a voluntary switch), so
+ * that they go on seeing every call, before @ops's callback diverts it.
+ *
+ * Return: 0, or -EBUSY if a probe could not be hooked (@ops must not
+ * take its functions then: the probe would miss their calls).
+ */
+int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
+			 unsigned int cnt, bool any)
+{
+	struct kprobe_divert d = { ops, ips, cnt, any };
+	int ret;
+
+	/* kprobes' own ops, changed under kprobe_mutex: nothing to move */
+	if (kprobe_ftrace_ops_ours(ops))
+		return 0;
+	mutex_lock(&kprobe_mutex);
+	kprobe_diverting++;
+	mutex_unlock(&kprobe_mutex);
+	ret = kprobe_carriers_move(kprobe_divert_covers, &d);
+	if (ret) {
+		pr_warn("an entry probe stays on its carrier: ftrace_ops %ps refused\n",
+			ops->func);
+		kprobe_ftrace_divert_end(ops);
+	}
+	return ret;
+}
+
+/**
+ * kprobe_ftrace_divert_end() - the diverting ftrace user is in (or failed)
+ * @ops: the ops of kprobe_ftrace_divert()
+ *
+ * Entry probes may be carried again, on functions no user diverts.
+ */
+void kprobe_ftrace_divert_end(struct ftrace_ops *ops)
+{
+	if (kprobe_ftrace_ops_ours(ops))
+		return;
+	mutex_lock(&kprobe_mutex);
+	WARN_ON_ONCE(!kprobe_diverting--);
+	mutex_unlock(&kprobe_mutex);
+}
+
+/* debug.kprobes-carriers=0 moves the carriers there are onto their hooks */
+static int kprobe_carriers_sysctl(const struct ctl_table *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (!ret && write && !READ_ONCE(kprobes_carriers))
+		mod_delayed_work(system_wq, &kprobe_mover_work, 0);
+	return ret;
+}
 
 static struct ctl_table kprobe_carrier_sysctls[] = {
 	{
@@ -1168,7 +1344,7 @@ static struct ctl_table kprobe_carrier_sysctls[] = {
 		.data		= &kprobes_carriers,
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= kprobe_carriers_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
@@ -1182,10 +1358,8 @@ static int __init kprobe_carriers_init(void)
 late_initcall(kprobe_carriers_init);
 #else
 static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
-static inline void kprobe_carriers_bar(void) { }
 
-static inline int kprobe_carrier_move(struct kprobe_site *s,
-				      struct kprobe_batch *b)
+static inline int kprobe_carrier_move(struct kprobe_site *s)
 {
 	return 0;
 }
@@ -1435,6 +1609,7 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 		return ret;
 
 	mutex_lock(&kprobe_mutex);
+again:
 	if (probe_is_registered_at(p, a) || probe_is_registered(p)) {
 		ret = -EINVAL;		/* the same struct twice */
 		goto out;
@@ -1453,12 +1628,18 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 	if (s && (s->carried || (s->carrier && kprobe_is_jprobe(p)))) {
 		/*
 		 * A probe at a carrier's address, or a jprobe (whose hit
-		 * returns to the entry), needs the fentry site hooked.
+		 * returns to the entry), needs the fentry site hooked: move
+		 * it, outside kprobe_mutex, then look again.  The batch's
+		 * ftrace changes so far go in first (the site may be one).
 		 */
-		ret = kprobe_carrier_move(s->carried ?: s, b);
+		ret = kprobe_batch_ftrace(b);
+		mutex_unlock(&kprobe_mutex);
+		kprobe_batch_commit(b);
+		ret = ret ?: kprobe_carrier_move(s->carried ?: s);
 		if (ret)
-			goto out;
-		s = kprobe_site_lookup(a);
+			goto out_unlocked;
+		mutex_lock(&kprobe_mutex);
+		goto again;
 	}
 	if (!s) {
 		/* no optimized probe's jump may cover the new site's bytes */
@@ -1506,6 +1687,7 @@ static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
 	}
 out:
 	mutex_unlock(&kprobe_mutex);
+out_unlocked:
 	if (mod)
 		module_put(mod);
 	return ret;
@@ -1866,8 +2048,6 @@ static int kprobes_module_callback(struct notifier_block *nb,
 	switch (val) {
 	case MODULE_STATE_COMING:
 		kprobe_module_blacklist(mod, true);
-		if (is_livepatch_module(mod))
-			kprobe_carriers_bar();
 		break;
 	case MODULE_STATE_LIVE:
 		/* do_init_module() frees the init text after this */

@@ -580,6 +580,29 @@ static inline unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_KPROBES */
 
+/*
+ * ftrace asks before an ops that diverts calls (IPMODIFY, a direct
+ * trampoline) takes functions: an entry probe armed past the fentry call
+ * (a carrier, kernel/kprobes.c) would miss them, so it moves onto the
+ * ftrace hook first.
+ */
+struct ftrace_ops;
+#if defined(CONFIG_KPROBES) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	defined(CONFIG_OPTPROBES)
+int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
+			 unsigned int cnt, bool any);
+void kprobe_ftrace_divert_end(struct ftrace_ops *ops);
+#else
+static inline int kprobe_ftrace_divert(struct ftrace_ops *ops,
+				       unsigned long *ips, unsigned int cnt,
+				       bool any)
+{
+	return 0;
+}
+
+static inline void kprobe_ftrace_divert_end(struct ftrace_ops *ops) { }
+#endif
+
 static inline int disable_kretprobe(struct kretprobe *rp)
 {
 	return disable_kprobe(&rp->kp);

@@ -72,12 +72,16 @@ struct kprobe_site {
 	 * int3 site (kprobe_mutex; NULL: hooked or disarmed); on the int3
 	 * site, carried is the fentry site whose probes its hits run (set
 	 * for the int3 site's whole life; it has no probes of its own).
-	 * carrier_moving: the fentry site is being hooked on ftrace, its
-	 * callback sending calls past the carrier (kprobe_carrier_resume()).
+	 * carrier_moving: while the fentry site is being hooked on ftrace,
+	 * its carrier, past which the callback sends calls
+	 * (kprobe_carrier_resume()); one load for the callback, and the
+	 * carrier's memory outlives it by a grace period.  carrier_hooked:
+	 * the ftrace update (kprobe_hook_seq) that hooked it, 0 before.
 	 */
 	struct kprobe_site *carrier;
 	struct kprobe_site *carried;
-	bool carrier_moving;
+	struct kprobe_site *carrier_moving;
+	unsigned long carrier_hooked;
 	bool carrier_slow;		/* no jump: for the background mover */
 #ifdef CONFIG_KPROBES_CLASSIC
 	/*
@@ -436,6 +440,7 @@ static inline int arch_prepare_carrier(struct kprobe_site *c)
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);
 void kprobe_ftrace_walk_sync(void);
+bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops);
 #else
 /* no ftrace site is ever created (kprobe_check_ftrace() refuses them) */
 static inline int kprobe_ftrace_update(bool ipmodify, unsigned long *add,

@@ -67,6 +67,8 @@
 #include <linux/memory.h>
 #include <linux/objtool.h>
 #include <linux/extable.h>
+#include <linux/jump_label.h>
+#include <linux/module.h>
 #include <asm/extable.h>
 #include <asm/asm.h>
 
@@ -583,6 +585,96 @@ static int prepare_hit_stub(struct kprobe_site *c)
 	return 0;
 }
 
+/* nopl/nopw (0f 1f /0) or a prefixed 90: the forms of a disabled static branch */
+static bool carrier_insn_nop(struct insn *insn)
+{
+	if (insn->opcode.nbytes == 2)
+		return insn->opcode.bytes[0] == 0x0f && insn->opcode.bytes[1] == 0x1f;
+	return insn->opcode.bytes[0] == 0x90;
+}
+
+/*
+ * Does an instruction of [start, start + size) aim at addr?  *nops is
+ * set if a 2- or 5-byte nop other than the fentry site's is among them:
+ * maybe a static branch, whose target the text does not show.
+ */
+static bool carrier_aimed_from(unsigned long start, unsigned long size,
+			       unsigned long addr, bool *nops)
+{
+	const struct exception_table_entry *e;
+	u8 ibuf[MAX_INSN_SIZE];
+	struct insn insn;
+	unsigned long a;
+
+	for (a = start; a < start + size; a += insn.length) {
+		if (kprobe_decode_at(a, &insn, ibuf))
+			return true;	/* not known: as good as yes */
+		if (kprobe_insn_jumps_into(&insn, a, addr, addr + 1))
+			return true;
+		/* (the fentry nop, right before addr, is not a branch) */
+		if (carrier_insn_nop(&insn) && a + insn.length != addr &&
+		    (insn.length == 2 || insn.length == 5))
+			*nops = true;
+		e = search_exception_tables(a);
+		/* x86's relative entries: the fixup's offset from its field */
+		if (e && (unsigned long)&e->fixup + e->fixup == addr)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the decode of the function cannot see: a static branch, whose
+ * jump is a nop while its key is off, and the function's cold part
+ * (gcc's "<name>.cold", placed far away), which jumps back into it.
+ */
+static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
+{
+	struct {
+		char sym[KSYM_NAME_LEN];
+		char cold[MODULE_NAME_LEN + KSYM_NAME_LEN + 8];	/* mod:sym.cold */
+	} *buf;
+	unsigned long size, offset, cold;
+	char *modname;
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
+	struct module *mod;
+	bool found = false;
+
+	if (!nops)
+		goto cold;
+	preempt_disable();
+	mod = __module_text_address(addr);
+	if (mod) {
+		e = mod->jump_entries;
+		stop = e + mod->num_jump_entries;
+	}
+	for (; e < stop && !found; e++)
+		found = jump_entry_target(e) == addr;
+	preempt_enable();
+	if (found)
+		return true;
+cold:
+#endif
+	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return true;
+	if (!kallsyms_lookup(addr, &size, &offset, &modname, buf->sym)) {
+		kfree(buf);
+		return true;
+	}
+	if (modname)
+		snprintf(buf->cold, sizeof(buf->cold), "%s:%s.cold", modname,
+			 buf->sym);
+	else
+		snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
+	cold = kallsyms_lookup_name(buf->cold);
+	kfree(buf);
+	if (!cold || !kprobe_sym_size_offset(cold, &size, &offset))
+		return false;
+	return carrier_aimed_from(cold - offset, size, addr, &nops);
+}
+
 /**
  * arch_prepare_carrier() - may this new site carry the fentry site before it?
  * @c: a site prepared by arch_prepare_site() at the instruction right
@@ -593,8 +685,9 @@ static int prepare_hit_stub(struct kprobe_site *c)
  * explains carriers), so every hit on it must be a call of the function
  * and every call must hit it: nothing in the function may reach c->addr
  * but the nop before it, run through (no jump, call, loop or jcc aims
- * there, no indirect jump could, no exception fixup lands there), and no
- * other patcher may own its bytes.  Its instruction must run anywhere:
+ * there, no indirect jump could, no exception fixup lands there; nor a
+ * static branch or the function's cold part), and no other patcher may
+ * own its bytes.  Its instruction must run anywhere:
  * one that could be boosted, or a push or register move.  Builds the
  * hit stub (prepare_hit_stub()); needs the optimizer's trampoline.
  *
@@ -605,10 +698,8 @@ static int prepare_hit_stub(struct kprobe_site *c)
 int arch_prepare_carrier(struct kprobe_site *c)
 {
 	struct arch_specific_insn *ai = &c->ainsn;
-	unsigned long size, offset, start, end, a;
-	const struct exception_table_entry *e;
-	u8 ibuf[MAX_INSN_SIZE];
-	struct insn insn;
+	unsigned long size, offset;
+	bool nops = false;
 
 	if (!IS_ENABLED(CONFIG_OPTPROBES))
 		return -EOPNOTSUPP;
@@ -619,18 +710,9 @@ int arch_prepare_carrier(struct kprobe_site *c)
 		return -EBUSY;
 	if (!kprobe_sym_size_offset(c->addr, &size, &offset))
 		return -EINVAL;
-	start = c->addr - offset;
-	end = start + size;
-	for (a = start; a < end; a += insn.length) {
-		if (kprobe_decode_at(a, &insn, ibuf))
-			return -EILSEQ;
-		if (kprobe_insn_jumps_into(&insn, a, c->addr, c->addr + 1))
-			return -EINVAL;
-		e = search_exception_tables(a);
-		/* x86's relative entries: the fixup's offset from its field */
-		if (e && (unsigned long)&e->fixup + e->fixup == c->addr)
-			return -EINVAL;
-	}
+	if (carrier_aimed_from(c->addr - offset, size, c->addr, &nops) ||
+	    carrier_aimed_from_afar(c->addr, nops))
+		return -EINVAL;
 	return prepare_hit_stub(c);
 }
 

@@ -106,6 +106,7 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 					   unsigned long ip)
 {
 	unsigned long orig_ip = regs->ip;
+	struct kprobe_site *carrier;
 	struct kprobe_frame *f;
 
 	/*
@@ -134,11 +135,15 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 	/*
 	 * Moving off its carrier (kernel/kprobes.c): this call has had its
 	 * hit here (or its miss counted), so it must not meet the carrier's
-	 * int3 too.  Unless a handler or another ftrace user sent it
-	 * elsewhere, it goes on in a copy of the carrier's instruction.
+	 * int3 too.  Unless a handler sent it elsewhere, it goes on in a
+	 * copy of the carrier's instruction.  One load: the carrier, or
+	 * NULL once the move is over (its memory outlives this hit).  No
+	 * other ftrace user diverts the function meanwhile
+	 * (kprobe_ftrace_divert() waits for the move to end).
 	 */
-	if (unlikely(READ_ONCE(s->carrier_moving)) && regs->ip == orig_ip)
-		regs->ip = kprobe_carrier_resume(READ_ONCE(s->carrier));
+	carrier = READ_ONCE(s->carrier_moving);
+	if (unlikely(carrier) && regs->ip == ip + MCOUNT_INSN_SIZE)
+		regs->ip = kprobe_carrier_resume(carrier);
 	return false;
 }
 
@@ -216,6 +221,12 @@ static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 	.func = kprobe_ftrace_handler,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
+
+/* is ops one of ours (whose changes kprobes makes itself)? */
+bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops)
+{
+	return ops == &kprobe_ftrace_ops || ops == &kprobe_ipmodify_ops;
+}
 
 /* sites on each ops; registered while non-zero (kprobe_mutex) */
 static int kprobe_ftrace_users, kprobe_ipmodify_users;

@@ -138,9 +138,16 @@ static noinline int kprobe_opt_general(struct pt_regs *regs,
 
 	if (f) {
 		moved = kprobe_site_pre(s, f, regs);
+		/*
+		 * A carrier's detour names its fentry site, whose
+		 * post_handlers run before the instruction.  A plain site
+		 * never has a post_handler here, but for a hit in flight
+		 * while one registers (the jump is being undone for it).
+		 */
 		if (!moved && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
-		    unlikely(READ_ONCE(s->has_post)))
-			kprobe_carried_post(s, f, regs);	/* a carrier's */
+		    unlikely(READ_ONCE(s->has_post)) &&
+		    (s->flags & KPROBE_SITE_FTRACE))
+			kprobe_carried_post(s, f, regs);
 		kprobe_frame_pop(get_kprobe_ctlblk());
 	}
 	return moved;

@@ -1230,6 +1230,243 @@ static int t_carrier_none(void)
 #define t_carrier_background_move	t_carrier_none
 #endif /* KPROBES_ANEW && CONFIG_KPROBES_ON_FTRACE && CONFIG_OPTPROBES */
 
+#if defined(CONFIG_X86_64) && defined(CONFIG_KPROBES_ON_FTRACE)
+/*
+ * An ftrace user that diverts a function's calls beside a kprobe on the
+ * function's entry: an IPMODIFY ops, as livepatch's (kpt_target() becomes
+ * kpt_alt()), and a direct trampoline that returns without running the
+ * body, as a BPF fmod_ret program returning non-zero does.  The probe sees
+ * every call, with the entry's registers, whichever of the two comes
+ * first, and after the user leaves: upstream's hook, which ftrace calls
+ * with the user's, does.  A breakpoint past the fentry call would see
+ * none of the diverted calls.
+ */
+static void divert_to_alt(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)kpt_alt);
+}
+
+static struct ftrace_ops divert_ops = {
+	.func = divert_to_alt,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+enum { DIVERT_IPMODIFY, DIVERT_DIRECT, DIVERTERS };
+static const char * const divert_names[] = { "IPMODIFY ops", "fmod_ret-like direct" };
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+/* one per round: ftrace may still hold on to the last one's */
+static struct ftrace_ops divert_direct_ops[2];
+#endif
+
+static int divert_on(int kind, int order, unsigned long fentry)
+{
+	if (kind == DIVERT_IPMODIFY)	/* its filter: set once, by the case */
+		return register_ftrace_function(&divert_ops);
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+	if (ftrace_set_filter_ip(&divert_direct_ops[order], fentry, 0, 1))
+		return -EINVAL;
+	return register_ftrace_direct(&divert_direct_ops[order],
+					     (unsigned long)kpt_direct_skip);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int divert_off(int kind, int order)
+{
+	if (kind == DIVERT_IPMODIFY)
+		return unregister_ftrace_function(&divert_ops);
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+	return unregister_ftrace_direct(&divert_direct_ops[order],
+					(unsigned long)kpt_direct_skip, true);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* n calls of kpt_target(i, 2): how many returned what kind makes of it */
+static int divert_calls(int n, int kind)
+{
+	int i, ok = 0, want;
+
+	for (i = 0; i < n; i++) {
+		want = kind == DIVERT_IPMODIFY ? i * 1000 + 2 :
+		       kind == DIVERT_DIRECT ? KPT_DIRECT_RET : i * 31 + 2;
+		ok += call_target(i, 2) == want;
+	}
+	return ok;
+}
+
+static int t_ftrace_divert(void)
+{
+	unsigned long fentry = kpt_target_entry +
+			       (has_endbr((void *)kpt_target_entry) ? 4 : 0);
+	u8 *next = (u8 *)fentry + MCOUNT_INSN_SIZE, orig = *next;
+	struct kprobe kp;
+	int kind, order;
+
+	/* a hook earlier cases left lingering would be taken over instead */
+	msleep(600);
+	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
+		return 1;
+	for (kind = 0; kind < DIVERTERS; kind++) {
+		if (kind == DIVERT_DIRECT &&
+		    !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
+			continue;
+		for (order = 0; order < 2; order++) {
+			target_probe(&kp, false);
+			if (order == 0) {
+				if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+					goto out;
+				/* from the carrier's jump, on ours */
+				wait_for_kprobe_optimizer();
+			}
+			if (!KPT_EXPECT_EQ(divert_on(kind, order, fentry), 0)) {
+				if (order == 0)
+					unregister_kprobe(&kp);
+				goto out;
+			}
+			if (order == 1 &&
+			    !KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+				divert_off(kind, order);
+				goto out;
+			}
+			reset();
+			KPT_EXPECT_EQ(divert_calls(1000, kind), 1000);
+			pr_info("# %s, %s first: %d hits of 1000 diverted calls\n",
+				divert_names[kind], order ? "it" : "the probe",
+				h.pre);
+			KPT_EXPECT_EQ(h.pre, 1000);
+			KPT_EXPECT_EQ(h.pre_ip, fentry + 1);
+			KPT_EXPECT_EQ(h.pre_di, 999);
+			KPT_EXPECT_EQ(h.pre_si, 2);
+			/* nothing past the fentry call stands for the probe */
+			KPT_EXPECT_EQ(*next, orig);
+			KPT_EXPECT_EQ(divert_off(kind, order), 0);
+			reset();
+			KPT_EXPECT_EQ(divert_calls(10, -1), 10);
+			KPT_EXPECT_EQ(h.pre, 10);
+			unregister_kprobe(&kp);
+			KPT_EXPECT_EQ(kp.nmissed, 0);
+		}
+	}
+#if defined(KPROBES_ANEW) && defined(CONFIG_OPTPROBES)
+	/*
+	 * The users gone, an entry probe registered alone is carried again
+	 * (once the last probe's hook has stopped lingering).
+	 */
+	msleep(600);
+	target_probe(&kp, false);
+	if (KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+		KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+		unregister_kprobe(&kp);
+	}
+#endif
+	reset();
+	KPT_EXPECT_EQ(divert_calls(10, -1), 10);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(*next, orig);
+out:
+	ftrace_free_filter(&divert_ops);
+	return kpt_failed;
+}
+#elif defined(CONFIG_X86_64)
+static int t_ftrace_divert(void)
+{
+	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+}
+#endif
+
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
+	defined(CONFIG_OPTPROBES)
+/*
+ * A probe at a carrier's address moves the entry onto ftrace, which waits
+ * for every task to pass a voluntary switch; a kernel thread busy on
+ * another CPU holds that wait off.  Meanwhile other registrations go on:
+ * the wait is not taken under kprobe_mutex.
+ */
+static bool busy_done;
+
+static int busy_fn(void *unused)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (time_before(jiffies, end) && !kthread_should_stop())
+		cpu_relax();
+	WRITE_ONCE(busy_done, true);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static struct kprobe mover_kp3;
+static int mover_kp3_ret;
+
+static int register_kp3_fn(void *unused)
+{
+	mover_kp3_ret = register_kprobe(&mover_kp3);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static int t_carrier_move_unlocked(void)
+{
+	struct task_struct *busy, *reg;
+	struct kprobe kp1, kp4;
+	int cpu;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	target_probe(&kp1, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	init_probe(&mover_kp3);
+	mover_kp3.addr = (kprobe_opcode_t *)(kpt_target_entry +
+		(has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE);
+	mover_kp3.pre_handler = pre_record;
+	mover_kp3_ret = -EINPROGRESS;
+	WRITE_ONCE(busy_done, false);
+	busy = kthread_create(busy_fn, NULL, "kpt_busy");
+	if (!KPT_EXPECT(!IS_ERR(busy)))
+		goto out1;
+	kthread_bind(busy, cpu);
+	wake_up_process(busy);
+	msleep(20);
+	/* not on the busy CPU, which a !PREEMPT kernel never takes from it */
+	reg = kthread_create(register_kp3_fn, NULL, "kpt_register");
+	if (!KPT_EXPECT(!IS_ERR(reg)))
+		goto out2;
+	kthread_bind(reg, cpumask_any_but(cpu_online_mask, cpu));
+	wake_up_process(reg);
+	msleep(100);	/* the move's wait is under way now */
+	init_probe(&kp4);
+	kp4.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp4.pre_handler = pre_record;
+	KPT_EXPECT_EQ(register_kprobe(&kp4), 0);
+	unregister_kprobe(&kp4);
+	/* done while the busy thread still held the move's wait off */
+	KPT_EXPECT(!READ_ONCE(busy_done));
+	kthread_stop(reg);	/* returns once register_kprobe() has */
+	KPT_EXPECT_EQ(mover_kp3_ret, 0);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, mover_kp3_ret ? 1 : 2);
+	if (!mover_kp3_ret)
+		unregister_kprobe(&mover_kp3);
+out2:
+	kthread_stop(busy);
+out1:
+	unregister_kprobe(&kp1);
+	return kpt_failed;
+}
+#else
+#define t_carrier_move_unlocked		t_carrier_none
+#endif
+
 static int t_batch_rollback(void)
 {
 	static struct kprobe kp[3];
@@ -2500,6 +2737,8 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_entry", t_carrier_entry),
 	X86_CASE("carrier_move_exact", t_carrier_move_exact),
 	X86_CASE("carrier_background_move", t_carrier_background_move),
+	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
+	X86_CASE("ftrace_divert", t_ftrace_divert),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
 	X86_CASE("core_patched_sites", t_core_patched_sites),

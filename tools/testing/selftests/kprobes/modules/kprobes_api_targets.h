@@ -35,4 +35,8 @@ enum { X_PUSH, X_MOV89, X_MOV8B, X_MOV32, X_MOVR8 };
 void kpt_asm_lock(long *p);
 extern const int kpt_asm_lock_off;
 
+/* a direct ftrace trampoline: the function returns KPT_DIRECT_RET (kpt_direct.S) */
+void kpt_direct_skip(void);
+#define KPT_DIRECT_RET 4242
+
 #endif /* KPROBES_API_TARGETS_H */
