@@ -940,8 +940,12 @@ static void site_retire(struct kprobe_site *s, struct kprobe_batch *b);
 static void kprobe_batch_commit(struct kprobe_batch *b);
 
 static int kprobes_carriers = 1;	/* debug.kprobes-carriers */
-/* diverting ftrace users on their way in (kprobe_ftrace_divert()) */
-static unsigned int kprobe_diverting;
+/*
+ * Diverting ftrace users on their way in (kprobe_ftrace_divert()), and
+ * carriers: each side counts itself, then reads the other's count, so
+ * that either the user sees a carrier to move or the carrier is not made.
+ */
+static atomic_t kprobe_diverting, kprobe_nr_carriers;
 
 static void kprobe_carrier_mover(struct work_struct *unused);
 static DECLARE_DELAYED_WORK(kprobe_mover_work, kprobe_carrier_mover);
@@ -1020,21 +1024,26 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	struct kprobe_site *c;
 	int ret;
 
-	/* a diverting ftrace user there, or one on its way in */
-	if (!site_carriable(s) || kprobe_diverting ||
-	    kprobe_linger_has(s->addr) || kprobe_site_lookup(addr) ||
-	    ftrace_ip_diverted(s->addr))
+	if (!site_carriable(s) || kprobe_linger_has(s->addr) ||
+	    kprobe_site_lookup(addr))
 		return -EBUSY;
+	/* no diverting ftrace user on its way in (paired), nor there */
+	atomic_inc(&kprobe_nr_carriers);
+	smp_mb__after_atomic();
+	if (atomic_read(&kprobe_diverting) || ftrace_ip_diverted(s->addr)) {
+		ret = -EBUSY;
+		goto out;
+	}
 	kprobe_opt_break(addr);
 	c = site_create(addr, false, false, &ret);
 	if (!c)
-		return ret;
+		goto out;
 	c->carried = s;		/* its hit stub names s */
 	ret = arch_prepare_carrier(c);
 	if (ret) {
 		arch_release_site(c);
 		kfree(c);
-		return ret;
+		goto out;
 	}
 	s->carrier = c;
 	s->carrier_slow = false;
@@ -1048,6 +1057,9 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	if (c->opt_state == KPROBE_OPT_NONE)
 		kprobe_carrier_slow(c);
 	return 0;
+out:
+	atomic_dec(&kprobe_nr_carriers);
+	return ret;
 }
 
 /*
@@ -1058,9 +1070,13 @@ static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	site_retire(s->carrier, b);
 	s->carrier = NULL;
+	atomic_dec(&kprobe_nr_carriers);
 }
 
-/* s is to be hooked: its callback runs its probes, then skips the carrier */
+/*
+ * s is to be hooked: its callback runs its probes, then skips the
+ * carrier.  The mover settles the move if its maker does not.
+ */
 static void kprobe_carrier_start_move(struct kprobe_site *s,
 				      struct kprobe_batch *b)
 {
@@ -1069,6 +1085,7 @@ static void kprobe_carrier_start_move(struct kprobe_site *s,
 	WRITE_ONCE(s->carrier_moving, s->carrier);
 	if (list_empty(&s->ftrace_node))
 		list_add_tail(&s->ftrace_node, &b->ftrace);
+	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
 /*
@@ -1126,7 +1143,6 @@ static void kprobe_carriers_wait(void)
 static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 {
 	struct kprobe_site *s;
-	bool done = false;
 
 	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
@@ -1134,7 +1150,6 @@ static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 		    !s->carrier_hooked || s->carrier_hooked > seen)
 			continue;
 		kprobe_uncarry(s, b);
-		done = true;
 	}
 	if (b->poked) {
 		arch_kprobe_poke_sync(false);
@@ -1209,20 +1224,21 @@ static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 	return ret;
 }
 
-static bool kprobe_carrier_is(struct kprobe_site *s, void *arg)
+static bool kprobe_carrier_at(struct kprobe_site *s, void *arg)
 {
-	return s == arg;
+	return s->addr == *(unsigned long *)arg &&
+	       !(s->flags & KPROBE_SITE_UNHASHED);
 }
 
 /*
- * Move fentry site s onto its hook before a probe that cannot be carried
- * joins it or comes to its carrier's address.  Called without
- * kprobe_mutex; s must not be freed meanwhile (a caller that let go of
- * the mutex looks it up again after).  Returns 0, or -EBUSY.
+ * Move the fentry site at addr onto its hook before a probe that cannot
+ * be carried joins it or comes to its carrier's address.  Called without
+ * kprobe_mutex (so by address: the site may be gone meanwhile).  Returns
+ * 0, or -EBUSY.
  */
-static int kprobe_carrier_move(struct kprobe_site *s)
+static int kprobe_carrier_move(unsigned long addr)
 {
-	return kprobe_carriers_move(kprobe_carrier_is, s);
+	return kprobe_carriers_move(kprobe_carrier_at, &addr);
 }
 
 /* in the background: the carriers kprobe_carrier_slow() named, hooked */
@@ -1235,6 +1251,8 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
+		if (s->carrier_moving)
+			n++;	/* hooked by a batch: settled here too */
 		if (!s->carrier || s->carrier_moving ||
 		    (!s->carrier_slow && READ_ONCE(kprobes_carriers)))
 			continue;
@@ -1242,8 +1260,7 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 		kprobe_carrier_start_move(s, &b);
 		n++;
 	}
-	if (n)
-		kprobe_batch_ftrace(&b);
+	kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 	if (n)
@@ -1267,8 +1284,9 @@ static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
 		return true;
 	if (!d->ips)
 		return ftrace_ops_has_ip(d->ops, s->addr);
+	/* ftrace takes an address in the function for its fentry site */
 	for (i = 0; i < d->cnt; i++) {
-		if (d->ips[i] == s->addr)
+		if (ftrace_location(d->ips[i]) == s->addr)
 			return true;
 	}
 	return false;
@@ -1287,6 +1305,7 @@ static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
  * carried ones on @ops's functions are hooked on ftrace before this
  * returns (this may wait for every task to pass a voluntary switch), so
  * that they go on seeing every call, before @ops's callback diverts it.
+ * With no carrier at all (the common case) it takes no lock.
  *
  * Return: 0, or -EBUSY if a probe could not be hooked (@ops must not
  * take its functions then: the probe would miss their calls).
@@ -1300,13 +1319,13 @@ int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 	/* kprobes' own ops, changed under kprobe_mutex: nothing to move */
 	if (kprobe_ftrace_ops_ours(ops))
 		return 0;
-	mutex_lock(&kprobe_mutex);
-	kprobe_diverting++;
-	mutex_unlock(&kprobe_mutex);
+	atomic_inc(&kprobe_diverting);
+	smp_mb__after_atomic();		/* paired with kprobe_carry() */
+	if (!atomic_read(&kprobe_nr_carriers))
+		return 0;	/* and none is made until _end() */
 	ret = kprobe_carriers_move(kprobe_divert_covers, &d);
 	if (ret) {
-		pr_warn("an entry probe stays on its carrier: ftrace_ops %ps refused\n",
-			ops->func);
+		pr_warn("entry probes stay on their carriers: a diverting ftrace user is refused\n");
 		kprobe_ftrace_divert_end(ops);
 	}
 	return ret;
@@ -1322,9 +1341,7 @@ void kprobe_ftrace_divert_end(struct ftrace_ops *ops)
 {
 	if (kprobe_ftrace_ops_ours(ops))
 		return;
-	mutex_lock(&kprobe_mutex);
-	WARN_ON_ONCE(!kprobe_diverting--);
-	mutex_unlock(&kprobe_mutex);
+	WARN_ON_ONCE(atomic_dec_return(&kprobe_diverting) < 0);
 }
 
 /* debug.kprobes-carriers=0 moves the carriers there are onto their hooks */
@@ -1359,7 +1376,7 @@ late_initcall(kprobe_carriers_init);
 #else
 static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
 
-static inline int kprobe_carrier_move(struct kprobe_site *s)
+static inline int kprobe_carrier_move(unsigned long addr)
 {
 	return 0;
 }
@@ -1632,10 +1649,12 @@ again:
 		 * it, outside kprobe_mutex, then look again.  The batch's
 		 * ftrace changes so far go in first (the site may be one).
 		 */
+		unsigned long fentry = (s->carried ?: s)->addr;
+
 		ret = kprobe_batch_ftrace(b);
 		mutex_unlock(&kprobe_mutex);
 		kprobe_batch_commit(b);
-		ret = ret ?: kprobe_carrier_move(s->carried ?: s);
+		ret = ret ?: kprobe_carrier_move(fentry);
 		if (ret)
 			goto out_unlocked;
 		mutex_lock(&kprobe_mutex);
@@ -1725,9 +1744,12 @@ static void __unregister_kprobe_bottom(struct kprobe *p)
  * @kps: the probes
  * @num: how many
  *
- * All are armed with one text-patch batch.  On error, the probes of the
- * array registered so far are unregistered again (same batch), and none
- * is left registered.
+ * All are armed with one text-patch batch, unless one of them must first
+ * move an entry probe off its carrier (a probe at the carrier's address,
+ * a jprobe on the entry): the batch so far is then committed, the move
+ * waited for, and the rest goes on in the same batch.  On error, the
+ * probes of the array registered so far are unregistered again (same
+ * batch), and none is left registered.
  *
  * Return: 0, or the first error: -EINVAL (bad arguments, not probeable,
  * registered already), -ENOENT (unknown symbol or module), -EILSEQ (not an

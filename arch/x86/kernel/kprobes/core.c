@@ -623,26 +623,66 @@ static bool carrier_aimed_from(unsigned long start, unsigned long size,
 	return false;
 }
 
+static int carrier_cold_found(void *data, unsigned long addr)
+{
+	*(unsigned long *)data = addr;
+	return 1;
+}
+
 /*
- * What the decode of the function cannot see: a static branch, whose
- * jump is a nop while its key is off, and the function's cold part
- * (gcc's "<name>.cold", placed far away), which jumps back into it.
+ * Where the function at addr has its cold part (gcc's "<name>.cold",
+ * placed far away, jumping back into it): 0 if it has none.  By the name
+ * alone, in the kernel's sorted symbols or in the one module's.
  */
-static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
+static unsigned long carrier_cold_part(unsigned long addr)
 {
 	struct {
 		char sym[KSYM_NAME_LEN];
 		char cold[MODULE_NAME_LEN + KSYM_NAME_LEN + 8];	/* mod:sym.cold */
 	} *buf;
-	unsigned long size, offset, cold;
+	unsigned long size, offset, cold = 0;
 	char *modname;
+
+	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -1UL;
+	if (!kallsyms_lookup(addr, &size, &offset, &modname, buf->sym)) {
+		cold = -1UL;
+	} else if (modname) {
+		snprintf(buf->cold, sizeof(buf->cold), "%s:%s.cold", modname,
+			 buf->sym);
+		cold = module_kallsyms_lookup_name(buf->cold);
+	} else {
+		snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
+		kallsyms_on_each_match_symbol(carrier_cold_found, buf->cold, &cold);
+	}
+	kfree(buf);
+	return cold;
+}
+
+/*
+ * What the decode of the function cannot see: its cold part, and a
+ * static branch, whose jump is a nop while its key is off (looked for
+ * when the function or its cold part holds a nop one could be).
+ */
+static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
+{
+	unsigned long size, offset, cold = carrier_cold_part(addr);
 #ifdef CONFIG_JUMP_LABEL
 	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
 	struct module *mod;
 	bool found = false;
+#endif
 
+	if (cold == -1UL)
+		return true;	/* not known: as good as yes */
+	if (cold && kprobe_sym_size_offset(cold, &size, &offset) &&
+	    carrier_aimed_from(cold - offset, size, addr, &nops))
+		return true;
+#ifdef CONFIG_JUMP_LABEL
 	if (!nops)
-		goto cold;
+		return false;
+	jump_label_lock();
 	preempt_disable();
 	mod = __module_text_address(addr);
 	if (mod) {
@@ -652,27 +692,11 @@ static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
 	for (; e < stop && !found; e++)
 		found = jump_entry_target(e) == addr;
 	preempt_enable();
-	if (found)
-		return true;
-cold:
+	jump_label_unlock();
+	return found;
+#else
+	return false;
 #endif
-	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return true;
-	if (!kallsyms_lookup(addr, &size, &offset, &modname, buf->sym)) {
-		kfree(buf);
-		return true;
-	}
-	if (modname)
-		snprintf(buf->cold, sizeof(buf->cold), "%s:%s.cold", modname,
-			 buf->sym);
-	else
-		snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
-	cold = kallsyms_lookup_name(buf->cold);
-	kfree(buf);
-	if (!cold || !kprobe_sym_size_offset(cold, &size, &offset))
-		return false;
-	return carrier_aimed_from(cold - offset, size, addr, &nops);
 }
 
 /**

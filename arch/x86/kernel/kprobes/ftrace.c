@@ -222,7 +222,13 @@ static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-/* is ops one of ours (whose changes kprobes makes itself)? */
+/**
+ * kprobe_ftrace_ops_ours() - is this ftrace_ops one of kprobes' own?
+ * @ops: an ops ftrace is about to register or change
+ *
+ * Return: true for the two ops of this file, whose changes kprobes makes
+ * itself, under kprobe_mutex (kprobe_ftrace_divert() must not wait then).
+ */
 bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops)
 {
 	return ops == &kprobe_ftrace_ops || ops == &kprobe_ipmodify_ops;

@@ -146,7 +146,7 @@ static noinline int kprobe_opt_general(struct pt_regs *regs,
 		 */
 		if (!moved && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
 		    unlikely(READ_ONCE(s->has_post)) &&
-		    (s->flags & KPROBE_SITE_FTRACE))
+		    (READ_ONCE(s->flags) & KPROBE_SITE_FTRACE))
 			kprobe_carried_post(s, f, regs);
 		kprobe_frame_pop(get_kprobe_ctlblk());
 	}

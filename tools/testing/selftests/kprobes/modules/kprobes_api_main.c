@@ -1252,18 +1252,34 @@ static struct ftrace_ops divert_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-enum { DIVERT_IPMODIFY, DIVERT_DIRECT, DIVERTERS };
-static const char * const divert_names[] = { "IPMODIFY ops", "fmod_ret-like direct" };
+/*
+ * The IPMODIFY ops registered on the function; the same ops registered on
+ * another function, whose filter then grows (the function's address, not
+ * its fentry site, as ftrace_set_filter_ip() allows); the direct one.
+ */
+enum { DIVERT_IPMODIFY, DIVERT_GROW, DIVERT_DIRECT, DIVERTERS };
+static const char * const divert_names[] = {
+	"IPMODIFY ops", "growing IPMODIFY ops", "fmod_ret-like direct"
+};
 
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
-/* one per round: ftrace may still hold on to the last one's */
+/* one per round: ftrace may still hold on to the last one's hashes */
 static struct ftrace_ops divert_direct_ops[2];
 #endif
 
 static int divert_on(int kind, int order, unsigned long fentry)
 {
-	if (kind == DIVERT_IPMODIFY)	/* its filter: set once, by the case */
+	unsigned long tiny = (unsigned long)call_tiny +
+			     (has_endbr((void *)call_tiny) ? 4 : 0);
+
+	if (kind == DIVERT_IPMODIFY)	/* its filter: set by the case */
 		return register_ftrace_function(&divert_ops);
+	if (kind == DIVERT_GROW) {
+		if (ftrace_set_filter_ip(&divert_ops, tiny, 0, 1) ||
+		    register_ftrace_function(&divert_ops))
+			return -EINVAL;
+		return ftrace_set_filter_ip(&divert_ops, kpt_target_entry, 0, 0);
+	}
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 	if (ftrace_set_filter_ip(&divert_direct_ops[order], fentry, 0, 1))
 		return -EINVAL;
@@ -1274,10 +1290,16 @@ static int divert_on(int kind, int order, unsigned long fentry)
 #endif
 }
 
-static int divert_off(int kind, int order)
+static int divert_off(int kind, int order, unsigned long fentry)
 {
+	int ret;
+
 	if (kind == DIVERT_IPMODIFY)
 		return unregister_ftrace_function(&divert_ops);
+	if (kind == DIVERT_GROW) {
+		ret = unregister_ftrace_function(&divert_ops);
+		return ret ?: ftrace_set_filter_ip(&divert_ops, fentry, 0, 1);
+	}
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
 	return unregister_ftrace_direct(&divert_direct_ops[order],
 					(unsigned long)kpt_direct_skip, true);
@@ -1292,8 +1314,8 @@ static int divert_calls(int n, int kind)
 	int i, ok = 0, want;
 
 	for (i = 0; i < n; i++) {
-		want = kind == DIVERT_IPMODIFY ? i * 1000 + 2 :
-		       kind == DIVERT_DIRECT ? KPT_DIRECT_RET : i * 31 + 2;
+		want = kind == DIVERT_DIRECT ? KPT_DIRECT_RET :
+		       kind >= 0 ? i * 1000 + 2 : i * 31 + 2;
 		ok += call_target(i, 2) == want;
 	}
 	return ok;
@@ -1307,8 +1329,6 @@ static int t_ftrace_divert(void)
 	struct kprobe kp;
 	int kind, order;
 
-	/* a hook earlier cases left lingering would be taken over instead */
-	msleep(600);
 	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
 		return 1;
 	for (kind = 0; kind < DIVERTERS; kind++) {
@@ -1318,10 +1338,20 @@ static int t_ftrace_divert(void)
 		for (order = 0; order < 2; order++) {
 			target_probe(&kp, false);
 			if (order == 0) {
+				/*
+				 * The hook a probe before left lingering would
+				 * be taken over: on ours, wait for it to go, so
+				 * that the probe is carried.
+				 */
+				if (!upstream)
+					msleep(600);
 				if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 					goto out;
+#if defined(KPROBES_ANEW) && defined(CONFIG_OPTPROBES)
 				/* from the carrier's jump, on ours */
 				wait_for_kprobe_optimizer();
+				KPT_EXPECT(*next != orig);	/* carried */
+#endif
 			}
 			if (!KPT_EXPECT_EQ(divert_on(kind, order, fentry), 0)) {
 				if (order == 0)
@@ -1330,7 +1360,7 @@ static int t_ftrace_divert(void)
 			}
 			if (order == 1 &&
 			    !KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
-				divert_off(kind, order);
+				divert_off(kind, order, fentry);
 				goto out;
 			}
 			reset();
@@ -1344,7 +1374,7 @@ static int t_ftrace_divert(void)
 			KPT_EXPECT_EQ(h.pre_si, 2);
 			/* nothing past the fentry call stands for the probe */
 			KPT_EXPECT_EQ(*next, orig);
-			KPT_EXPECT_EQ(divert_off(kind, order), 0);
+			KPT_EXPECT_EQ(divert_off(kind, order, fentry), 0);
 			reset();
 			KPT_EXPECT_EQ(divert_calls(10, -1), 10);
 			KPT_EXPECT_EQ(h.pre, 10);
@@ -1403,10 +1433,19 @@ static int busy_fn(void *unused)
 
 static struct kprobe mover_kp3;
 static int mover_kp3_ret;
+static atomic_t kp3_hits;
+static DECLARE_COMPLETION(kp3_registered);
+
+static int kp3_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kp3_hits);
+	return 0;
+}
 
 static int register_kp3_fn(void *unused)
 {
 	mover_kp3_ret = register_kprobe(&mover_kp3);
+	complete(&kp3_registered);
 	while (!kthread_should_stop())
 		usleep_range(1000, 2000);
 	return 0;
@@ -1416,19 +1455,31 @@ static int t_carrier_move_unlocked(void)
 {
 	struct task_struct *busy, *reg;
 	struct kprobe kp1, kp4;
-	int cpu;
+	int cpu, me;
+	u8 *next;
 
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
+	/* on this CPU throughout: a !PREEMPT kernel never takes the busy one */
+	migrate_disable();
+	me = smp_processor_id();
+	cpu = cpumask_any_but(cpu_online_mask, me);
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
 		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	}
+	/* a hook earlier cases left lingering would be taken over instead */
+	msleep(600);
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	target_probe(&kp1, false);
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
-		return 1;
+		goto out0;
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);		/* carried */
 	init_probe(&mover_kp3);
-	mover_kp3.addr = (kprobe_opcode_t *)(kpt_target_entry +
-		(has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE);
-	mover_kp3.pre_handler = pre_record;
+	mover_kp3.addr = (kprobe_opcode_t *)next;
+	mover_kp3.pre_handler = kp3_pre;
 	mover_kp3_ret = -EINPROGRESS;
+	atomic_set(&kp3_hits, 0);
+	reinit_completion(&kp3_registered);
 	WRITE_ONCE(busy_done, false);
 	busy = kthread_create(busy_fn, NULL, "kpt_busy");
 	if (!KPT_EXPECT(!IS_ERR(busy)))
@@ -1436,11 +1487,10 @@ static int t_carrier_move_unlocked(void)
 	kthread_bind(busy, cpu);
 	wake_up_process(busy);
 	msleep(20);
-	/* not on the busy CPU, which a !PREEMPT kernel never takes from it */
 	reg = kthread_create(register_kp3_fn, NULL, "kpt_register");
 	if (!KPT_EXPECT(!IS_ERR(reg)))
 		goto out2;
-	kthread_bind(reg, cpumask_any_but(cpu_online_mask, cpu));
+	kthread_bind(reg, me);
 	wake_up_process(reg);
 	msleep(100);	/* the move's wait is under way now */
 	init_probe(&kp4);
@@ -1450,17 +1500,21 @@ static int t_carrier_move_unlocked(void)
 	unregister_kprobe(&kp4);
 	/* done while the busy thread still held the move's wait off */
 	KPT_EXPECT(!READ_ONCE(busy_done));
-	kthread_stop(reg);	/* returns once register_kprobe() has */
+	wait_for_completion(&kp3_registered);
+	kthread_stop(reg);
 	KPT_EXPECT_EQ(mover_kp3_ret, 0);
 	reset();
 	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(h.pre, mover_kp3_ret ? 1 : 2);
+	KPT_EXPECT_EQ(h.pre, 1);				/* kp1, hooked */
+	KPT_EXPECT_EQ(atomic_read(&kp3_hits), mover_kp3_ret ? 0 : 1);
 	if (!mover_kp3_ret)
 		unregister_kprobe(&mover_kp3);
 out2:
 	kthread_stop(busy);
 out1:
 	unregister_kprobe(&kp1);
+out0:
+	migrate_enable();
 	return kpt_failed;
 }
 #else
