@@ -1029,7 +1029,7 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 		return -EBUSY;
 	/* no diverting ftrace user on its way in (paired), nor there */
 	atomic_inc(&kprobe_nr_carriers);
-	smp_mb__after_atomic();
+	smp_mb__after_atomic();		/* paired with kprobe_ftrace_divert() */
 	if (atomic_read(&kprobe_diverting) || ftrace_ip_diverted(s->addr)) {
 		ret = -EBUSY;
 		goto out;
