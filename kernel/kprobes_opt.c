@@ -136,8 +136,12 @@ void kprobe_opt_break(unsigned long addr)
 	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
 		s = kprobe_site_lookup(addr - i);
 		if (s && s->opt_state >= KPROBE_OPT_READY &&
-		    i < s->ainsn.opt_len)
+		    i < s->ainsn.opt_len) {
 			kprobe_unoptimize(s);
+			/* no jump while the new site is there: onto the hook */
+			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+				kprobe_carrier_slow(s);
+		}
 	}
 }
 

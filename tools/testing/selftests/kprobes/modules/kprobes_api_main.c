@@ -1517,8 +1517,91 @@ out0:
 	migrate_enable();
 	return kpt_failed;
 }
+
+/*
+ * debug.kprobes-carriers=0 turns carriers off for what is registered
+ * from then on, and moves the carriers there are onto their hooks: the
+ * bytes after the nop come back, and every call is still seen.
+ */
+static int t_carrier_sysctl_off(void)
+{
+	u8 *next = (u8 *)kpt_target_entry +
+		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	u8 orig = *next;
+	struct kprobe kp;
+	int i;
+
+	msleep(600);	/* no hook left lingering: the probe is carried */
+	target_probe(&kp, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	for (i = 0; i < 100 && READ_ONCE(*next) != orig; i++)
+		msleep(20);
+	pr_info("# moved after about %d ms\n", i * 20);
+	KPT_EXPECT_EQ(*next, orig);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + 1);
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * A probe inside the jump a carrier was made (its region) takes the jump
+ * away; the carrier, an int3 again, then hands its entry to the hook in
+ * the background, as one that never got a jump does: both probes see
+ * every call, and the bytes after the nop are the original ones again.
+ */
+static int t_carrier_region_probe(void)
+{
+	u8 *next = (u8 *)kpt_target_entry +
+		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	u8 orig = *next;
+	struct kprobe kp, kin;
+	int i, ret = -EILSEQ;
+
+	msleep(600);	/* no hook left lingering: the probe is carried */
+	target_probe(&kp, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	wait_for_kprobe_optimizer();
+	if (!kprobe_optimized(&kp)) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("this boot: the carrier got no jump");
+	}
+	/* the next instruction boundary in the jump's five bytes */
+	for (i = 1; i < JMP32_INSN_SIZE && ret == -EILSEQ; i++) {
+		init_probe(&kin);
+		kin.addr = (kprobe_opcode_t *)(next + i);
+		kin.pre_handler = pre_record;
+		ret = register_kprobe(&kin);
+	}
+	if (ret) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("this boot: one instruction covers the jump");
+	}
+	KPT_EXPECT(!kprobe_optimized(&kp));
+	for (i = 0; i < 100 && READ_ONCE(*next) != orig; i++)
+		msleep(20);
+	pr_info("# on the hook after about %d ms\n", i * 20);
+	KPT_EXPECT_EQ(*next, orig);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 2);
+	unregister_kprobe(&kin);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed + kin.nmissed, 0);
+	return kpt_failed;
+}
 #else
 #define t_carrier_move_unlocked		t_carrier_none
+#define t_carrier_sysctl_off		t_carrier_none
+#define t_carrier_region_probe		t_carrier_none
 #endif
 
 static int t_batch_rollback(void)
@@ -2509,6 +2592,23 @@ static int t_fault_in_single_step(void)
  * single-step.  Both must leave the same registers and results, the
  * RIP-relative load included (its copy's displacement is fixed).
  */
+/* which of the two probes' post_handlers ran (if one does not, say which) */
+static int agree_post[2];
+
+static void agree_post_kp(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	agree_post[0]++;
+	post_record(p, regs, flags);
+}
+
+static void agree_post_kr(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	agree_post[1]++;
+	post_record(p, regs, flags);
+}
+
 static int t_boost_and_single_step_agree(void)
 {
 	long (*call_riprel)(long) = kpt_asm_riprel;
@@ -2521,11 +2621,11 @@ static int t_boost_and_single_step_agree(void)
 		init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 		kp.pre_handler = pre_record;
-		kp.post_handler = post ? post_record : NULL;
+		kp.post_handler = post ? agree_post_kp : NULL;
 		init_probe(&kr);
 		kr.addr = (kprobe_opcode_t *)call_riprel;
 		kr.pre_handler = pre_record;
-		kr.post_handler = post ? post_record : NULL;
+		kr.post_handler = post ? agree_post_kr : NULL;
 		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 			return 1;
 		if (register_kprobe(&kr)) {
@@ -2534,12 +2634,16 @@ static int t_boost_and_single_step_agree(void)
 				return 1;
 		}
 		reset();
+		agree_post[0] = 0;
+		agree_post[1] = 0;
 		KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
 		ax[post] = h.pre_ax;
 		di[post] = h.pre_di;
 		KPT_EXPECT_EQ(call_riprel(7), 0x5a5a5a5a5aL + 7);
 		KPT_EXPECT_EQ(h.pre, 2);
 		KPT_EXPECT_EQ(h.post, 2 * post);
+		KPT_EXPECT_EQ(agree_post[0], post);	/* the add's */
+		KPT_EXPECT_EQ(agree_post[1], post);	/* the RIP-relative load's */
 		if (post)	/* after the load: rax holds the loaded value */
 			KPT_EXPECT_EQ(h.post_ax, 0x5a5a5a5a5aL);
 		/* many hits in a row: a boosted copy always comes back */
@@ -2792,6 +2896,8 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_move_exact", t_carrier_move_exact),
 	X86_CASE("carrier_background_move", t_carrier_background_move),
 	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
+	X86_CASE("carrier_sysctl_off", t_carrier_sysctl_off),
+	X86_CASE("carrier_region_probe", t_carrier_region_probe),
 	X86_CASE("ftrace_divert", t_ftrace_divert),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
