@@ -1075,7 +1075,8 @@ static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 
 /*
  * s is to be hooked: its callback runs its probes, then skips the
- * carrier.  The mover settles the move if its maker does not.
+ * carrier.  Once the hook is in, the mover settles the move if its maker
+ * does not (kprobe_batch_ftrace()).
  */
 static void kprobe_carrier_start_move(struct kprobe_site *s,
 				      struct kprobe_batch *b)
@@ -1085,6 +1086,11 @@ static void kprobe_carrier_start_move(struct kprobe_site *s,
 	WRITE_ONCE(s->carrier_moving, s->carrier);
 	if (list_empty(&s->ftrace_node))
 		list_add_tail(&s->ftrace_node, &b->ftrace);
+}
+
+/* a batch hooked moving sites: the mover settles them, at the latest */
+static void kprobe_carriers_kick(void)
+{
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
@@ -1375,6 +1381,7 @@ static int __init kprobe_carriers_init(void)
 late_initcall(kprobe_carriers_init);
 #else
 static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
+static inline void kprobe_carriers_kick(void) { }
 
 static inline int kprobe_carrier_move(unsigned long addr)
 {
@@ -1392,7 +1399,7 @@ static inline int kprobe_carrier_move(unsigned long addr)
  */
 static int kprobe_batch_ftrace(struct kprobe_batch *b)
 {
-	unsigned long *buf, one[FT_LISTS];
+	unsigned long *buf, one[FT_LISTS], seq = kprobe_hook_seq;
 	struct kprobe_site *s;
 	int cnt = 0, ret = 0, err;
 
@@ -1416,6 +1423,8 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 			ret = ret ?: err;
 		}
 	}
+	if (kprobe_hook_seq != seq)
+		kprobe_carriers_kick();
 	return ret;
 }
 

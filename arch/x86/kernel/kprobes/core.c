@@ -623,41 +623,57 @@ static bool carrier_aimed_from(unsigned long start, unsigned long size,
 	return false;
 }
 
-static int carrier_cold_found(void *data, unsigned long addr)
+/* a cold part's candidate: does it aim at the carrier's instruction? */
+struct carrier_cold {
+	unsigned long addr;	/* the carrier's instruction */
+	bool aimed;
+	bool nops;
+};
+
+static int carrier_cold_check(void *data, unsigned long cold)
 {
-	*(unsigned long *)data = addr;
-	return 1;
+	struct carrier_cold *cc = data;
+	unsigned long size, offset;
+
+	/*
+	 * A static function's name may be another file's too: every part
+	 * so named is checked, and one whose extent is not known refuses.
+	 */
+	if (!kprobe_sym_size_offset(cold, &size, &offset) ||
+	    carrier_aimed_from(cold - offset, size, cc->addr, &cc->nops))
+		cc->aimed = true;
+	return cc->aimed;
 }
 
 /*
- * Where the function at addr has its cold part (gcc's "<name>.cold",
- * placed far away, jumping back into it): 0 if it has none.  By the name
- * alone, in the kernel's sorted symbols or in the one module's.
+ * Does the cold part of the function at cc->addr (gcc's "<name>.cold",
+ * placed far away, jumping back into it) aim at it?  Found by name: in
+ * the kernel's sorted symbols, every match; in the one module's.
  */
-static unsigned long carrier_cold_part(unsigned long addr)
+static void carrier_cold_part(struct carrier_cold *cc)
 {
 	struct {
 		char sym[KSYM_NAME_LEN];
 		char cold[MODULE_NAME_LEN + KSYM_NAME_LEN + 8];	/* mod:sym.cold */
 	} *buf;
-	unsigned long size, offset, cold = 0;
+	unsigned long size, offset, cold;
 	char *modname;
 
 	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf)
-		return -1UL;
-	if (!kallsyms_lookup(addr, &size, &offset, &modname, buf->sym)) {
-		cold = -1UL;
+	if (!buf || !kallsyms_lookup(cc->addr, &size, &offset, &modname,
+				     buf->sym)) {
+		cc->aimed = true;	/* not known: as good as yes */
 	} else if (modname) {
 		snprintf(buf->cold, sizeof(buf->cold), "%s:%s.cold", modname,
 			 buf->sym);
 		cold = module_kallsyms_lookup_name(buf->cold);
+		if (cold)
+			carrier_cold_check(cc, cold);
 	} else {
 		snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
-		kallsyms_on_each_match_symbol(carrier_cold_found, buf->cold, &cold);
+		kallsyms_on_each_match_symbol(carrier_cold_check, buf->cold, cc);
 	}
 	kfree(buf);
-	return cold;
 }
 
 /*
@@ -667,20 +683,18 @@ static unsigned long carrier_cold_part(unsigned long addr)
  */
 static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
 {
-	unsigned long size, offset, cold = carrier_cold_part(addr);
+	struct carrier_cold cc = { .addr = addr, .nops = nops };
 #ifdef CONFIG_JUMP_LABEL
 	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
 	struct module *mod;
 	bool found = false;
 #endif
 
-	if (cold == -1UL)
-		return true;	/* not known: as good as yes */
-	if (cold && kprobe_sym_size_offset(cold, &size, &offset) &&
-	    carrier_aimed_from(cold - offset, size, addr, &nops))
+	carrier_cold_part(&cc);
+	if (cc.aimed)
 		return true;
 #ifdef CONFIG_JUMP_LABEL
-	if (!nops)
+	if (!cc.nops)
 		return false;
 	jump_label_lock();
 	preempt_disable();
