@@ -67,6 +67,11 @@ if [ -d "$T" ]; then
 			cp "$d"/*.ko "$root/lib/modules/kprobes/"
 		fi
 	fi
+	# the divert suite: a BPF fmod_ret program, loaded without libbpf
+	if [ -d "$T/divert" ]; then
+		gcc -O2 -static -Wall -o "$root/bin/kpt_fmodret" "$T/divert/kpt_fmodret.c" ||
+			die "building kpt_fmodret (static) failed"
+	fi
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"

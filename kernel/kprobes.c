@@ -1088,7 +1088,7 @@ static void kprobe_carrier_start_move(struct kprobe_site *s,
 		list_add_tail(&s->ftrace_node, &b->ftrace);
 }
 
-/* a batch hooked moving sites: the mover settles them, at the latest */
+/* a batch had moving sites: the mover settles them, at the latest */
 static void kprobe_carriers_kick(void)
 {
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
@@ -1208,7 +1208,8 @@ static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (!s->carrier || !match(s, arg))
 			continue;
-		if (!s->carrier_moving)
+		/* not moving, or its hook was refused: (again) onto the hook */
+		if (!s->carrier_moving || !s->carrier_hooked)
 			kprobe_carrier_start_move(s, &b);
 		n++;
 	}
@@ -1399,14 +1400,17 @@ static inline int kprobe_carrier_move(unsigned long addr)
  */
 static int kprobe_batch_ftrace(struct kprobe_batch *b)
 {
-	unsigned long *buf, one[FT_LISTS], seq = kprobe_hook_seq;
+	unsigned long *buf, one[FT_LISTS];
 	struct kprobe_site *s;
 	int cnt = 0, ret = 0, err;
+	bool moving = false;
 
 	lockdep_assert_held(&kprobe_mutex);
 	kprobe_carriers_sync(b);
-	list_for_each_entry(s, &b->ftrace, ftrace_node)
+	list_for_each_entry(s, &b->ftrace, ftrace_node) {
+		moving |= !!s->carrier_moving;
 		cnt++;
+	}
 	if (!cnt)
 		return 0;
 	buf = kvmalloc_array(FT_LISTS * cnt, sizeof(*buf), GFP_KERNEL);
@@ -1423,7 +1427,8 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 			ret = ret ?: err;
 		}
 	}
-	if (kprobe_hook_seq != seq)
+	/* hooked or refused, a move is the mover's to settle at the latest */
+	if (moving)
 		kprobe_carriers_kick();
 	return ret;
 }

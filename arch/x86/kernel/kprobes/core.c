@@ -626,6 +626,7 @@ static bool carrier_aimed_from(unsigned long start, unsigned long size,
 /* a cold part's candidate: does it aim at the carrier's instruction? */
 struct carrier_cold {
 	unsigned long addr;	/* the carrier's instruction */
+	const char *name;	/* "<name>.cold" */
 	bool aimed;
 	bool nops;
 };
@@ -645,32 +646,44 @@ static int carrier_cold_check(void *data, unsigned long cold)
 	return cc->aimed;
 }
 
+/* a module's symbol: one of its cold parts? (called under module_mutex) */
+static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
+{
+	struct carrier_cold *cc = data;
+
+	return strcmp(name, cc->name) ? 0 : carrier_cold_check(cc, addr);
+}
+
 /*
  * Does the cold part of the function at cc->addr (gcc's "<name>.cold",
- * placed far away, jumping back into it) aim at it?  Found by name: in
- * the kernel's sorted symbols, every match; in the one module's.
+ * placed far away, jumping back into it) aim at it?  Found by name,
+ * every match: in the kernel's sorted symbols, or the one module's.
+ * (gcc 8's "<name>.cold.N" is not looked for.)
  */
 static void carrier_cold_part(struct carrier_cold *cc)
 {
 	struct {
 		char sym[KSYM_NAME_LEN];
-		char cold[MODULE_NAME_LEN + KSYM_NAME_LEN + 8];	/* mod:sym.cold */
+		char cold[KSYM_NAME_LEN + 8];			/* sym.cold */
+		char mod[MODULE_NAME_LEN];
 	} *buf;
-	unsigned long size, offset, cold;
+	unsigned long size, offset;
 	char *modname;
 
 	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf || !kallsyms_lookup(cc->addr, &size, &offset, &modname,
 				     buf->sym)) {
 		cc->aimed = true;	/* not known: as good as yes */
-	} else if (modname) {
-		snprintf(buf->cold, sizeof(buf->cold), "%s:%s.cold", modname,
-			 buf->sym);
-		cold = module_kallsyms_lookup_name(buf->cold);
-		if (cold)
-			carrier_cold_check(cc, cold);
+		kfree(buf);
+		return;
+	}
+	snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
+	cc->name = buf->cold;
+	if (modname) {
+		/* a module of several objects may name two parts so */
+		strscpy(buf->mod, modname, sizeof(buf->mod));
+		module_kallsyms_on_each_symbol(buf->mod, carrier_cold_mod, cc);
 	} else {
-		snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
 		kallsyms_on_each_match_symbol(carrier_cold_check, buf->cold, cc);
 	}
 	kfree(buf);
