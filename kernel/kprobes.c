@@ -929,7 +929,7 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
  * the plain ops, would otherwise confuse it.
  */
 /* a carrier's hit goes through the optimizer's trampoline: OPTPROBES */
-#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_OPTPROBES)
+#ifdef CONFIG_KPROBE_CARRIERS
 #define KPROBE_CARRY_MAX	8
 #define KPROBE_MOVE_DELAY	(HZ / 4)
 
@@ -1388,7 +1388,7 @@ static inline int kprobe_carrier_move(unsigned long addr)
 {
 	return 0;
 }
-#endif /* CONFIG_KPROBES_ON_FTRACE && CONFIG_OPTPROBES */
+#endif /* CONFIG_KPROBE_CARRIERS */
 
 /*
  * Apply the ftrace filter changes a batch collected.  Called with

@@ -587,8 +587,7 @@ static inline void wait_for_kprobe_optimizer(void) { }
  * ftrace hook first.
  */
 struct ftrace_ops;
-#if defined(CONFIG_KPROBES) && defined(CONFIG_KPROBES_ON_FTRACE) && \
-	defined(CONFIG_OPTPROBES)
+#ifdef CONFIG_KPROBE_CARRIERS
 int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 			 unsigned int cnt, bool any);
 void kprobe_ftrace_divert_end(struct ftrace_ops *ops);

@@ -424,7 +424,7 @@ static inline int kprobes_classic_init(void)
 }
 #endif
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
-#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_HAVE_KPROBE_SITES)
+#ifdef CONFIG_KPROBE_CARRIERS
 /* the x86 backend: may this new int3 site carry the fentry site before it? */
 int arch_prepare_carrier(struct kprobe_site *c);
 void kprobe_carrier_slow(struct kprobe_site *c);

@@ -8,9 +8,9 @@
  * SAVE_REGS_STRING runs with regs->flags just pushed: it reserves
  * regs->cs, regs->ip and regs->orig_ax (to be filled by the C side if it
  * cares) and pushes the general registers in struct pt_regs order, so
- * that %rsp then points at a struct pt_regs whose flags/sp/ss slots are
- * the ones above.  RESTORE_REGS_STRING is its mirror image and leaves
- * %rsp at regs->flags.
+ * that the stack pointer then points at a struct pt_regs whose
+ * flags/sp/ss slots are the ones above.  RESTORE_REGS_STRING is its
+ * mirror image and leaves the stack pointer at regs->flags.
  */
 #include <asm/asm.h>
 #include <asm/frame.h>
@@ -54,7 +54,35 @@
 	"	popq %rdi\n"			\
 	"	addq $24, %rsp\n"
 #else
-#error "kprobes: x86-64 only"
+/*
+ * i386: the segment registers sit between ax and orig_ax.  The trap
+ * entry's layout (entry_32.S SAVE_ALL): gs is not saved (0), fs is the
+ * kernel's per-CPU segment; none is reloaded on the way out.
+ */
+#define SAVE_REGS_STRING			\
+	"	subl $12, %esp\n"		\
+	"	pushl $0\n"			\
+	"	pushl %fs\n"			\
+	"	pushl %es\n"			\
+	"	pushl %ds\n"			\
+	"	pushl %eax\n"			\
+	"	pushl %ebp\n"			\
+	"	pushl %edi\n"			\
+	"	pushl %esi\n"			\
+	"	pushl %edx\n"			\
+	"	pushl %ecx\n"			\
+	"	pushl %ebx\n"			\
+	ENCODE_FRAME_POINTER
+
+#define RESTORE_REGS_STRING			\
+	"	popl %ebx\n"			\
+	"	popl %ecx\n"			\
+	"	popl %edx\n"			\
+	"	popl %esi\n"			\
+	"	popl %edi\n"			\
+	"	popl %ebp\n"			\
+	"	popl %eax\n"			\
+	"	addl $28, %esp\n"
 #endif
 
 /*

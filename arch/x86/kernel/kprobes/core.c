@@ -176,20 +176,45 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr, unsigned long offse
 
 /* ---- what in a function can reach an address ------------------------------- */
 
-/* a retpoline thunk: a jump there is an indirect jump */
+#ifdef CONFIG_MITIGATION_RETPOLINE
+/* one thunk per register (asm/GEN-for-each-reg.h) */
+#define KP_THUNK_REGS	(IS_ENABLED(CONFIG_64BIT) ? 16 : 8)
+
+static bool in_thunk_array(unsigned long target, void *array, unsigned int sz)
+{
+	unsigned long t = (unsigned long)array;
+
+	return target >= t && target < t + KP_THUNK_REGS * sz;
+}
+
+/*
+ * A thunk that stands for an indirect jump: a jump there is one.  Each
+ * array exists only with the mitigation that builds it (the other two
+ * depend on retpolines).
+ */
 static bool in_indirect_thunk(unsigned long target)
 {
-#ifdef CONFIG_MITIGATION_RETPOLINE
-	unsigned long t = (unsigned long)__x86_indirect_thunk_array;
-	unsigned long j = (unsigned long)__x86_indirect_jump_thunk_array;
-	unsigned long n = 16 * RETPOLINE_THUNK_SIZE;
-
-	return (target >= t && target < t + n) ||
-	       (target >= j && target < j + n);
-#else
-	return false;
+	if (in_thunk_array(target, __x86_indirect_thunk_array,
+			   RETPOLINE_THUNK_SIZE))
+		return true;
+#ifdef CONFIG_MITIGATION_CALL_DEPTH_TRACKING
+	if (in_thunk_array(target, __x86_indirect_jump_thunk_array,
+			   RETPOLINE_THUNK_SIZE))
+		return true;
 #endif
+#ifdef CONFIG_MITIGATION_ITS
+	if (in_thunk_array(target, __x86_indirect_its_thunk_array,
+			   ITS_THUNK_SIZE))
+		return true;
+#endif
+	return false;
 }
+#else
+static bool in_indirect_thunk(unsigned long target)
+{
+	return false;
+}
+#endif
 
 /**
  * kprobe_insn_jumps_into() - can this instruction send execution into a range?
@@ -269,16 +294,21 @@ bool kprobe_insn_refused(struct insn *insn)
 	return false;
 }
 
-/* pt_regs offset of general register n (modrm/opcode numbering + REX) */
+/*
+ * pt_regs offset of general register n (modrm/opcode numbering + REX;
+ * 32-bit code has no REX, so n < 8 there)
+ */
 static const u8 gpr_off[16] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
 	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
 	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
 	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+#ifdef CONFIG_X86_64
 	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
 	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
 	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+#endif
 };
 
 /*
@@ -529,7 +559,7 @@ int arch_prepare_site(struct kprobe_site *s)
 	return 0;
 }
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef CONFIG_KPROBE_CARRIERS
 /*
  * A carrier's hit stub, in its slot, laid out as a detour (opt.c): the
  * fentry site it carries, a call to kprobe_opt_trampoline, then a copy of
@@ -815,7 +845,7 @@ void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 }
 
 NOKPROBE_SYMBOL(kprobe_carried_post);
-#endif /* CONFIG_KPROBES_ON_FTRACE */
+#endif /* CONFIG_KPROBE_CARRIERS */
 
 /**
  * arch_release_site() - free what arch_prepare_site() allocated
@@ -1177,7 +1207,7 @@ static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
 
 NOKPROBE_SYMBOL(kprobe_fault_resumed);
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef CONFIG_KPROBE_CARRIERS
 /*
  * An int3 on a carrier c: a call of the function whose fentry site c
  * carries.  Nothing runs here: the trap returns into c's hit stub, whose
@@ -1238,7 +1268,7 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 		return 0;
 	}
 
-#ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef CONFIG_KPROBE_CARRIERS
 	if (unlikely(s->carried))
 		return kprobe_int3_carrier(regs, s);
 #endif

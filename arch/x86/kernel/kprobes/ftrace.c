@@ -142,7 +142,8 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 	 * (kprobe_ftrace_divert() waits for the move to end).
 	 */
 	carrier = READ_ONCE(s->carrier_moving);
-	if (unlikely(carrier) && regs->ip == ip + MCOUNT_INSN_SIZE)
+	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) && unlikely(carrier) &&
+	    regs->ip == ip + MCOUNT_INSN_SIZE)
 		regs->ip = kprobe_carrier_resume(carrier);
 	return false;
 }

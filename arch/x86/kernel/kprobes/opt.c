@@ -144,7 +144,7 @@ static noinline int kprobe_opt_general(struct pt_regs *regs,
 		 * never has a post_handler here, but for a hit in flight
 		 * while one registers (the jump is being undone for it).
 		 */
-		if (!moved && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+		if (!moved && IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
 		    unlikely(READ_ONCE(s->has_post)) &&
 		    (READ_ONCE(s->flags) & KPROBE_SITE_FTRACE))
 			kprobe_carried_post(s, f, regs);

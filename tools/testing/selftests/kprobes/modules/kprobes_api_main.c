@@ -945,8 +945,7 @@ static int t_ftrace_ops_switch(void)
 	return carriers_off(ftrace_ops_switch);
 }
 
-#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
-	defined(CONFIG_OPTPROBES)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 /*
  * A carried entry probe: its handlers see what the ftrace hook shows
  * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
@@ -1216,19 +1215,24 @@ out:
 #define KPT_NO_OPT_CARRIERS \
 	"this boot: no carriers (they need the optimizer, CONFIG_OPTPROBES is off)"
 
+#define KPT_NO_ARCH_CARRIERS \
+	"this boot: no carriers (CONFIG_KPROBE_CARRIERS: not on this arch)"
+
 static int t_carrier_none(void)
 {
 	if (upstream)
 		return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
-	return KPT_SKIP_BECAUSE(KPT_NO_OPT_CARRIERS);
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return KPT_SKIP_BECAUSE(KPT_NO_OPT_CARRIERS);
+	return KPT_SKIP_BECAUSE(KPT_NO_ARCH_CARRIERS);
 }
 
 #define t_carrier_entry			t_carrier_none
 #define t_carrier_move_exact		t_carrier_none
 #define t_carrier_background_move	t_carrier_none
-#endif /* KPROBES_ANEW && CONFIG_KPROBES_ON_FTRACE && CONFIG_OPTPROBES */
+#endif /* KPROBES_ANEW && CONFIG_KPROBE_CARRIERS */
 
 #if defined(CONFIG_X86_64) && defined(CONFIG_KPROBES_ON_FTRACE)
 /*
@@ -1426,8 +1430,7 @@ static int t_ftrace_divert(void)
 }
 #endif
 
-#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBES_ON_FTRACE) && \
-	defined(CONFIG_OPTPROBES)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 /*
  * A probe at a carrier's address moves the entry onto ftrace, which waits
  * for every task to pass a voluntary switch; a kernel thread busy on
