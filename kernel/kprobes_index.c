@@ -2,22 +2,25 @@
 /*
  * Kernel Probes (kprobes): registration's lookups in O(log n).
  *
- * Registering a probe asks three questions about its address that the
+ * Registering a probe asks questions about its address that the
  * kernel's own helpers answer by walking a whole table:
  *  - which function is it in (kallsyms_lookup_size_offset(): a binary
  *    search in the kernel, but a walk over every symbol of a module);
  *  - does another patcher own its bytes (jump_label_text_reserved() and
  *    static_call_text_reserved() walk every site of the kernel, then of
  *    the module, and jump_entry_size() decodes each entry on the way);
- *  - is it a BUG() site (find_bug() walks the kernel's whole bug table).
+ *  - is it a BUG() site (find_bug() walks the kernel's whole bug table);
+ *  - may a static branch jump to it (a carrier asks; the jump table is
+ *    sorted by key, not target).
  * A registration of every function, or of 10 000 module functions, pays
  * each walk per probe.  This file keeps sorted indexes instead:
  *
  *  - The kernel's patch-site index: one u32 per jump label and static
  *    call site of the core kernel, ((addr - _stext) << 3) | length,
- *    sorted; and the kernel's bug-site index, the same for BUG() sites
- *    (length 1).  Core text never changes its sites after boot, so both
- *    are built once, on the first registration once the system runs (init
+ *    sorted; the kernel's bug-site index, the same for BUG() sites
+ *    (length 1); and its target index, the same for where its static
+ *    branches jump to.  Core text never changes its sites after boot, so
+ *    they are built once, on the first registration once the system runs (init
  *    text is then gone, and its sites with it).  Before that, or if an
  *    index could not be built, the kernel's helpers answer.
  *  - Module addresses are answered from the module's own tables only (a
@@ -76,6 +79,7 @@ struct kprobe_text_index {
 
 static struct kprobe_text_index kprobe_patch_index;	/* jump labels, static calls */
 static struct kprobe_text_index kprobe_bug_index;	/* BUG() sites */
+static struct kprobe_text_index kprobe_target_index;	/* jump label targets */
 
 enum {
 	KPROBE_IDX_NONE,	/* not built yet: the kernel's helpers answer */
@@ -188,6 +192,30 @@ static bool kprobe_build_patch_index(void)
 	return true;
 }
 
+/* where the kernel's static branches jump to (length 1: exact matches) */
+static bool kprobe_build_target_index(void)
+{
+	struct kprobe_text_index *idx = &kprobe_target_index;
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *je;
+
+	if (!kprobe_idx_alloc(idx, __stop___jump_table - __start___jump_table))
+		return false;
+	for (je = __start___jump_table; je < __stop___jump_table; je++) {
+		unsigned long target = jump_entry_target(je);
+
+		if (kprobe_in_core_text(jump_entry_code(je)) &&
+		    kprobe_in_core_text(target) &&
+		    !kprobe_idx_add(idx, target, 1))
+			return false;
+	}
+	sort(idx->ent, idx->n, sizeof(u32), kprobe_idx_cmp, NULL);
+#else
+	idx->n = 0;
+#endif
+	return true;
+}
+
 static bool kprobe_build_bug_index(void)
 {
 	struct kprobe_text_index *idx = &kprobe_bug_index;
@@ -225,11 +253,14 @@ void kprobe_index_prepare(void)
 	if (kprobe_index_state == KPROBE_IDX_NONE) {
 		int state = KPROBE_IDX_READY;
 
-		if (!kprobe_build_patch_index() || !kprobe_build_bug_index()) {
+		if (!kprobe_build_patch_index() || !kprobe_build_bug_index() ||
+		    !kprobe_build_target_index()) {
 			kvfree(kprobe_patch_index.ent);
 			kvfree(kprobe_bug_index.ent);
+			kvfree(kprobe_target_index.ent);
 			kprobe_patch_index.n = 0;
 			kprobe_bug_index.n = 0;
+			kprobe_target_index.n = 0;
 			state = KPROBE_IDX_FAILED;
 			pr_warn("no site index; registration walks the kernel's tables\n");
 		}
@@ -401,6 +432,43 @@ bool kprobe_bug_site(unsigned long addr)
 		return kprobe_mod_bug(mod, addr);
 #endif
 	return find_bug(addr);
+}
+
+/**
+ * kprobe_jump_target() - does a static branch jump to addr?
+ * @addr: kernel or module text
+ *
+ * A disabled static branch is a nop that may become a jump to @addr at
+ * any time: code that relies on nothing else jumping there (a carrier)
+ * asks this.  From the index in core text; else from the kernel's or
+ * the module's own table, under jump_label_lock().  May sleep.
+ *
+ * Return: true if one does.
+ */
+bool kprobe_jump_target(unsigned long addr)
+{
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
+	struct module *mod;
+	bool found = false;
+
+	if (kprobe_index_ready(addr, addr))
+		return kprobe_idx_overlaps(&kprobe_target_index, addr, addr);
+	jump_label_lock();
+	preempt_disable();
+	mod = __module_text_address(addr);
+	if (mod) {
+		e = mod->jump_entries;
+		stop = e + mod->num_jump_entries;
+	}
+	for (; e < stop && !found; e++)
+		found = jump_entry_target(e) == addr;
+	preempt_enable();
+	jump_label_unlock();
+	return found;
+#else
+	return false;
+#endif
 }
 
 /* ---- per-module symbol indexes -------------------------------------------------- */

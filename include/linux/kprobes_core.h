@@ -387,6 +387,7 @@ int kprobe_text_reserved(unsigned long start, unsigned long end);
 void kprobe_index_prepare(void);
 bool kprobe_patched_text(unsigned long start, unsigned long end);
 bool kprobe_bug_site(unsigned long addr);
+bool kprobe_jump_target(unsigned long addr);
 bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
 			    unsigned long *offset);
 #ifdef CONFIG_MODULES

@@ -727,33 +727,9 @@ static void carrier_cold_part(struct carrier_cold *cc)
 static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
 {
 	struct carrier_cold cc = { .addr = addr, .nops = nops };
-#ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
-	struct module *mod;
-	bool found = false;
-#endif
 
 	carrier_cold_part(&cc);
-	if (cc.aimed)
-		return true;
-#ifdef CONFIG_JUMP_LABEL
-	if (!cc.nops)
-		return false;
-	jump_label_lock();
-	preempt_disable();
-	mod = __module_text_address(addr);
-	if (mod) {
-		e = mod->jump_entries;
-		stop = e + mod->num_jump_entries;
-	}
-	for (; e < stop && !found; e++)
-		found = jump_entry_target(e) == addr;
-	preempt_enable();
-	jump_label_unlock();
-	return found;
-#else
-	return false;
-#endif
+	return cc.aimed || (cc.nops && kprobe_jump_target(addr));
 }
 
 /**
