@@ -10,8 +10,9 @@
  *    static_call_text_reserved() walk every site of the kernel, then of
  *    the module, and jump_entry_size() decodes each entry on the way);
  *  - is it a BUG() site (find_bug() walks the kernel's whole bug table);
- *  - may a static branch jump to it (a carrier asks; the jump table is
- *    sorted by key, not target).
+ *  - may a static branch jump to it, and where are its function's cold
+ *    parts (a carrier asks; the jump table is sorted by key, not target,
+ *    and a name lookup is a binary search over compressed names).
  * A registration of every function, or of 10 000 module functions, pays
  * each walk per probe.  This file keeps sorted indexes instead:
  *
@@ -19,7 +20,8 @@
  *    call site of the core kernel, ((addr - _stext) << 3) | length,
  *    sorted; the kernel's bug-site index, the same for BUG() sites
  *    (length 1); and its target index, the same for where its static
- *    branches jump to.  Core text never changes its sites after boot, so
+ *    branches jump to; and the cold parts of its functions (below).
+ *    Core text never changes its sites after boot, so
  *    they are built once, on the first registration once the system runs (init
  *    text is then gone, and its sites with it).  Before that, or if an
  *    index could not be built, the kernel's helpers answer.
@@ -51,6 +53,7 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/module_symbol.h>
+#include <linux/jhash.h>
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/bug.h>
@@ -216,6 +219,64 @@ static bool kprobe_build_target_index(void)
 	return true;
 }
 
+/*
+ * The kernel's cold parts: gcc moves a function's unlikely blocks into
+ * "<name>.cold" (gcc 8 and 9: "<name>.cold.N"), placed far away and
+ * jumping back into the function.  Finding one by name costs a binary
+ * search over kallsyms' names, each step walking up to 255 compressed
+ * names; one pass over the kernel's symbols instead records every cold
+ * part by a hash of its function's name, sorted.
+ */
+struct kprobe_cold_part {
+	u32 hash;	/* jhash of the function's name */
+	u32 off;	/* the part's address - _stext */
+};
+
+static struct kprobe_cold_part *kprobe_cold;
+static unsigned int kprobe_cold_n, kprobe_cold_max;
+
+static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
+{
+	const char *c = strstr(name, ".cold");
+	struct kprobe_cold_part *p;
+	unsigned int max;
+
+	if (!c || c == name || (c[5] && c[5] != '.') ||
+	    !kprobe_in_core_text(addr))
+		return 0;
+	if (kprobe_cold_n == kprobe_cold_max) {
+		max = max(2 * kprobe_cold_max, 64U);
+		p = krealloc_array(kprobe_cold, max, sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		kprobe_cold = p;
+		kprobe_cold_max = max;
+	}
+	p = &kprobe_cold[kprobe_cold_n++];
+	p->hash = jhash(name, c - name, 0);
+	p->off = addr - (unsigned long)_stext;
+	return 0;
+}
+
+static int kprobe_cold_cmp(const void *a, const void *b)
+{
+	const struct kprobe_cold_part *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static bool kprobe_build_cold_index(void)
+{
+	kprobe_cold_n = 0;
+	if (kallsyms_on_each_symbol(kprobe_cold_add, NULL) < 0)
+		return false;
+	sort(kprobe_cold, kprobe_cold_n, sizeof(*kprobe_cold),
+	     kprobe_cold_cmp, NULL);
+	return true;
+}
+
 static bool kprobe_build_bug_index(void)
 {
 	struct kprobe_text_index *idx = &kprobe_bug_index;
@@ -254,13 +315,16 @@ void kprobe_index_prepare(void)
 		int state = KPROBE_IDX_READY;
 
 		if (!kprobe_build_patch_index() || !kprobe_build_bug_index() ||
-		    !kprobe_build_target_index()) {
+		    !kprobe_build_target_index() || !kprobe_build_cold_index()) {
 			kvfree(kprobe_patch_index.ent);
 			kvfree(kprobe_bug_index.ent);
 			kvfree(kprobe_target_index.ent);
+			kfree(kprobe_cold);
 			kprobe_patch_index.n = 0;
 			kprobe_bug_index.n = 0;
 			kprobe_target_index.n = 0;
+			kprobe_cold = NULL;
+			kprobe_cold_n = 0;
 			state = KPROBE_IDX_FAILED;
 			pr_warn("no site index; registration walks the kernel's tables\n");
 		}
@@ -469,6 +533,45 @@ bool kprobe_jump_target(unsigned long addr)
 #else
 	return false;
 #endif
+}
+
+/**
+ * kprobe_cold_parts() - the cold parts of a kernel function
+ * @name: the function's name, as kallsyms has it
+ * @fn: called with @data and each part's address; non-zero stops the walk
+ * @data: for @fn
+ *
+ * Every part recorded under @name's hash is passed, so a rare collision
+ * passes another function's part too: a caller that asks what jumps where
+ * only looks at more code.
+ *
+ * Return: -ENOENT if the index cannot answer (not built yet, or failed),
+ * else @fn's last return value, or 0.
+ */
+int kprobe_cold_parts(const char *name, int (*fn)(void *, unsigned long),
+		      void *data)
+{
+	unsigned int lo = 0, hi, n;
+	u32 hash;
+	int ret = 0;
+
+	/* pairs with kprobe_index_prepare()'s release */
+	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_READY)
+		return -ENOENT;
+	hash = jhash(name, strlen(name), 0);
+	n = kprobe_cold_n;
+	hi = n;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (kprobe_cold[mid].hash < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; !ret && lo < n && kprobe_cold[lo].hash == hash; lo++)
+		ret = fn(data, (unsigned long)_stext + kprobe_cold[lo].off);
+	return ret;
 }
 
 /* ---- per-module symbol indexes -------------------------------------------------- */

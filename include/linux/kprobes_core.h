@@ -388,6 +388,8 @@ void kprobe_index_prepare(void);
 bool kprobe_patched_text(unsigned long start, unsigned long end);
 bool kprobe_bug_site(unsigned long addr);
 bool kprobe_jump_target(unsigned long addr);
+int kprobe_cold_parts(const char *name, int (*fn)(void *, unsigned long),
+		      void *data);
 bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
 			    unsigned long *offset);
 #ifdef CONFIG_MODULES

@@ -685,10 +685,10 @@ static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
 }
 
 /*
- * Does the cold part of the function at cc->addr (gcc's "<name>.cold",
- * placed far away, jumping back into it) aim at it?  Found by name,
- * every match: in the kernel's sorted symbols, or the one module's.
- * (gcc 8's "<name>.cold.N" is not looked for.)
+ * Does a cold part of the function at cc->addr (gcc's "<name>.cold",
+ * placed far away, jumping back into it) aim at it?  Every part so named:
+ * the kernel's from kprobes_index.c (gcc 8's "<name>.cold.N" too), or
+ * the one module's.
  */
 static void carrier_cold_part(struct carrier_cold *cc)
 {
@@ -713,7 +713,9 @@ static void carrier_cold_part(struct carrier_cold *cc)
 		/* a module of several objects may name two parts so */
 		strscpy(buf->mod, modname, sizeof(buf->mod));
 		module_kallsyms_on_each_symbol(buf->mod, carrier_cold_mod, cc);
-	} else {
+	} else if (kprobe_cold_parts(buf->sym, carrier_cold_check,
+				     cc) == -ENOENT) {
+		/* no index yet: by name, the exact "<name>.cold" only */
 		kallsyms_on_each_match_symbol(carrier_cold_check, buf->cold, cc);
 	}
 	kfree(buf);
