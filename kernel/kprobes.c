@@ -1088,10 +1088,28 @@ static void kprobe_carrier_start_move(struct kprobe_site *s,
 		list_add_tail(&s->ftrace_node, &b->ftrace);
 }
 
-/* a batch had moving sites: the mover settles them, at the latest */
+/* a batch hooked moving sites: the mover settles them, at the latest */
 static void kprobe_carriers_kick(void)
 {
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
+}
+
+/*
+ * After a batch's ftrace update: a move whose hook ftrace refused stays
+ * carried (every move is hooked by the batch that starts it, under the
+ * same hold of kprobe_mutex, so one still unhooked here was refused).
+ */
+static void kprobe_carriers_refused(void)
+{
+	struct kprobe_site *s;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (!s->carrier_moving || !s->carrier || s->carrier_hooked)
+			continue;
+		WRITE_ONCE(s->carrier_moving, NULL);
+		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
+	}
 }
 
 /*
@@ -1383,6 +1401,7 @@ late_initcall(kprobe_carriers_init);
 #else
 static inline void kprobe_carriers_sync(struct kprobe_batch *b) { }
 static inline void kprobe_carriers_kick(void) { }
+static inline void kprobe_carriers_refused(void) { }
 
 static inline int kprobe_carrier_move(unsigned long addr)
 {
@@ -1400,7 +1419,7 @@ static inline int kprobe_carrier_move(unsigned long addr)
  */
 static int kprobe_batch_ftrace(struct kprobe_batch *b)
 {
-	unsigned long *buf, one[FT_LISTS];
+	unsigned long *buf, one[FT_LISTS], seq = kprobe_hook_seq;
 	struct kprobe_site *s;
 	int cnt = 0, ret = 0, err;
 	bool moving = false;
@@ -1427,9 +1446,11 @@ static int kprobe_batch_ftrace(struct kprobe_batch *b)
 			ret = ret ?: err;
 		}
 	}
-	/* hooked or refused, a move is the mover's to settle at the latest */
-	if (moving)
-		kprobe_carriers_kick();
+	if (moving) {
+		if (kprobe_hook_seq != seq)
+			kprobe_carriers_kick();
+		kprobe_carriers_refused();
+	}
 	return ret;
 }
 

@@ -246,7 +246,8 @@ static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
 		return 0;
 	if (kprobe_cold_n == kprobe_cold_max) {
 		max = max(2 * kprobe_cold_max, 64U);
-		p = krealloc_array(kprobe_cold, max, sizeof(*p), GFP_KERNEL);
+		p = kvrealloc(kprobe_cold, array_size(max, sizeof(*p)),
+			      GFP_KERNEL);
 		if (!p)
 			return -ENOMEM;
 		kprobe_cold = p;
@@ -319,7 +320,7 @@ void kprobe_index_prepare(void)
 			kvfree(kprobe_patch_index.ent);
 			kvfree(kprobe_bug_index.ent);
 			kvfree(kprobe_target_index.ent);
-			kfree(kprobe_cold);
+			kvfree(kprobe_cold);
 			kprobe_patch_index.n = 0;
 			kprobe_bug_index.n = 0;
 			kprobe_target_index.n = 0;

@@ -676,12 +676,18 @@ static int carrier_cold_check(void *data, unsigned long cold)
 	return cc->aimed;
 }
 
-/* a module's symbol: one of its cold parts? (called under module_mutex) */
+/*
+ * a module's symbol: one of its cold parts, "<name>.cold" or gcc 8/9's
+ * "<name>.cold.N"? (called under module_mutex)
+ */
 static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
 {
 	struct carrier_cold *cc = data;
+	size_t len = strlen(cc->name);
 
-	return strcmp(name, cc->name) ? 0 : carrier_cold_check(cc, addr);
+	if (strncmp(name, cc->name, len) || (name[len] && name[len] != '.'))
+		return 0;
+	return carrier_cold_check(cc, addr);
 }
 
 /*

@@ -48,7 +48,7 @@ if [ -e $carriers ] && [ -e $ef ]; then
 	echo 0 > $carriers
 elif grep -qw register_jprobe /proc/kallsyms; then	# ours
 	skip "carried: [CARRIED] in kprobes/list, kernel_clone not in enabled_functions" \
-		"this boot: no carriers (no dynamic ftrace, or no OPTPROBES)"
+		"this boot: no carriers (no dynamic ftrace, no OPTPROBES, or not this arch)"
 else
 	skip "carried: [CARRIED] in kprobes/list, kernel_clone not in enabled_functions" \
 		"this kernel has no carriers (stock 6.12)"

@@ -1353,7 +1353,7 @@ static int t_ftrace_divert(void)
 					msleep(600);
 				if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 					goto out;
-#if defined(KPROBES_ANEW) && defined(CONFIG_OPTPROBES)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 				/* from the carrier's jump, on ours */
 				wait_for_kprobe_optimizer();
 				KPT_EXPECT(*next != orig);	/* carried */
@@ -1365,7 +1365,7 @@ static int t_ftrace_divert(void)
 				goto out;
 			}
 			if (kind == DIVERT_GROW) {
-#if defined(KPROBES_ANEW) && defined(CONFIG_OPTPROBES)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 				/* still carried: the ops is on kpt_tiny() only */
 				if (order == 0)
 					KPT_EXPECT(*next != orig);
@@ -1403,7 +1403,7 @@ static int t_ftrace_divert(void)
 			KPT_EXPECT_EQ(kp.nmissed, 0);
 		}
 	}
-#if defined(KPROBES_ANEW) && defined(CONFIG_OPTPROBES)
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 	/*
 	 * The users gone, an entry probe registered alone is carried again
 	 * (once the last probe's hook has stopped lingering).
