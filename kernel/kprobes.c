@@ -1094,6 +1094,13 @@ static void kprobe_carriers_kick(void)
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
+/* a move is over: no redirection, and the fast path may take s again */
+static void kprobe_carrier_moved(struct kprobe_site *s)
+{
+	WRITE_ONCE(s->carrier_moving, NULL);
+	WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
+}
+
 /*
  * After a batch's ftrace update: a move whose hook ftrace refused stays
  * carried (every move is hooked by the batch that starts it, under the
@@ -1105,10 +1112,8 @@ static void kprobe_carriers_refused(void)
 
 	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier_moving || !s->carrier || s->carrier_hooked)
-			continue;
-		WRITE_ONCE(s->carrier_moving, NULL);
-		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
+		if (s->carrier_moving && s->carrier && !s->carrier_hooked)
+			kprobe_carrier_moved(s);
 	}
 }
 
@@ -1183,8 +1188,7 @@ static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 		if (!s->carrier_moving || (s->carrier && s->carrier_hooked))
 			continue;
 		/* carrier gone, or the hook refused: no redirection */
-		WRITE_ONCE(s->carrier_moving, NULL);
-		WRITE_ONCE(s->solo, site_solo(s, site_wants_armed(s)));
+		kprobe_carrier_moved(s);
 	}
 }
 

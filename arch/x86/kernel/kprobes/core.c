@@ -657,6 +657,7 @@ static bool carrier_aimed_from(unsigned long start, unsigned long size,
 struct carrier_cold {
 	unsigned long addr;	/* the carrier's instruction */
 	const char *name;	/* "<name>.cold" */
+	size_t len;		/* its length */
 	bool aimed;
 	bool nops;
 };
@@ -683,7 +684,7 @@ static int carrier_cold_check(void *data, unsigned long cold)
 static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
 {
 	struct carrier_cold *cc = data;
-	size_t len = strlen(cc->name);
+	size_t len = cc->len;
 
 	if (strncmp(name, cc->name, len) || (name[len] && name[len] != '.'))
 		return 0;
@@ -713,7 +714,7 @@ static void carrier_cold_part(struct carrier_cold *cc)
 		kfree(buf);
 		return;
 	}
-	snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
+	cc->len = snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
 	cc->name = buf->cold;
 	if (modname) {
 		/* a module of several objects may name two parts so */

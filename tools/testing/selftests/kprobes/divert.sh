@@ -80,6 +80,18 @@ calls() {
 	[ $_bad = 0 ]
 }
 
+# fmr_results ORDER: kpt_fmodret's $out, and what the probe saw, for the
+# probe registered ORDER
+fmr_results() {
+	diag "$1: $out"
+	[ "$out" = "runs $N skipped $N ret 36" ]
+	result "fmod_ret, $1: the program skipped the body of all $N calls" $?
+	[ "$(hits fmr)" = $N ]
+	result "fmod_ret, $1: the kprobe saw all $N calls ($(hits fmr))" $?
+	traced fmr bpf_modify_return_test a=1 $N
+	result "fmod_ret, $1: each hit traced with its argument" $?
+}
+
 FMR="p:kpt/fmr bpf_modify_return_test a=%di:s32"
 echo > $T/kprobe_events
 echo > $T/trace
@@ -90,13 +102,7 @@ echo 1 > $T/events/kpt/fmr/enable
 carried_case "fmod_ret, probe first: the entry probe is carried" \
 	bpf_modify_return_test yes
 out=$(kpt_fmodret $N)
-diag "probe first: $out"
-[ "$out" = "runs $N skipped $N ret 36" ]
-result "fmod_ret, probe first: the program skipped the body of all $N calls" $?
-[ "$(hits fmr)" = $N ]
-result "fmod_ret, probe first: the kprobe saw all $N calls ($(hits fmr))" $?
-traced fmr bpf_modify_return_test a=1 $N
-result "fmod_ret, probe first: each hit traced with its argument" $?
+fmr_results "probe first"
 echo 0 > $T/events/kpt/fmr/enable
 echo > $T/kprobe_events
 echo > $T/trace
@@ -104,13 +110,7 @@ echo > $T/trace
 rm -f /tmp/list
 out=$(kpt_fmodret $N "echo '$FMR' > $T/kprobe_events &&
 	echo 1 > $T/events/kpt/fmr/enable && sleep 1 && cp $D/list /tmp/list")
-diag "probe second: $out"
-[ "$out" = "runs $N skipped $N ret 36" ]
-result "fmod_ret, probe second: the program skipped the body of all $N calls" $?
-[ "$(hits fmr)" = $N ]
-result "fmod_ret, probe second: the kprobe saw all $N calls ($(hits fmr))" $?
-traced fmr bpf_modify_return_test a=1 $N
-result "fmod_ret, probe second: each hit traced with its argument" $?
+fmr_results "probe second"
 if [ "$(cat $carriers 2> /dev/null)" = 1 ]; then
 	[ -e /tmp/list ] && listed bpf_modify_return_test /tmp/list &&
 		! is_carried bpf_modify_return_test /tmp/list

@@ -1333,7 +1333,7 @@ static int t_ftrace_divert(void)
 			       (has_endbr((void *)kpt_target_entry) ? 4 : 0);
 	u8 *next = (u8 *)fentry + MCOUNT_INSN_SIZE, orig = *next;
 	struct kprobe kp;
-	int kind, order;
+	int kind, order, ret;
 
 	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
 		return 1;
@@ -1371,8 +1371,9 @@ static int t_ftrace_divert(void)
 					KPT_EXPECT(*next != orig);
 #endif
 				/* by the function's address, not its fentry site */
-				if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops,
-						   kpt_target_entry, 0, 0), 0)) {
+				ret = ftrace_set_filter_ip(&divert_ops,
+							   kpt_target_entry, 0, 0);
+				if (!KPT_EXPECT_EQ(ret, 0)) {
 					divert_off(kind, order, fentry);
 					if (order == 0)
 						unregister_kprobe(&kp);
