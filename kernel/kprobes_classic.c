@@ -2,7 +2,7 @@
 /*
  * Kprobes: the classic backend interface.
  *
- * x86_64's backend is written for the core's probe sites
+ * x86's backend is written for the core's probe sites
  * (<linux/kprobes_core.h>).  The twelve other arches that have kprobes
  * (arc, arm, arm64, csky, loongarch, mips, parisc, powerpc, riscv, s390,
  * sh, sparc) keep their Linux 6.12 backends unchanged; this file serves

@@ -87,7 +87,7 @@ int register_jprobes(struct jprobe **jps, int num)
 
 	if (!jps || num <= 0)
 		return -EINVAL;
-	/* the backend must leave a trap into the handler and back: x86_64's */
+	/* the backend must leave a trap into the handler and back: x86's */
 	if (!IS_ENABLED(CONFIG_HAVE_KPROBE_SITES))
 		return -EOPNOTSUPP;
 	for (i = 0; i < num; i++) {

@@ -433,7 +433,7 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 
 #ifdef CONFIG_KPROBES_CLASSIC
 /*
- * The interface of the arch backends other than x86_64's, as Linux 6.12
+ * The interface of the arch backends other than x86's, as Linux 6.12
  * defined it (kernel/kprobes_classic.c serves it).  Every probe site has
  * one struct kprobe the backend sees: get_kprobe() returns it, its
  * handlers run the site's probes, and the arch owns its opcode and ainsn.

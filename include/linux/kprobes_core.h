@@ -373,7 +373,7 @@ bool kprobe_is_jprobe(struct kprobe *p);
 void kprobes_set_all_armed(bool arm);
 
 /*
- * The backend, for the sites: x86_64's (arch/x86/kernel/kprobes/) or, on
+ * The backend, for the sites: x86's (arch/x86/kernel/kprobes/) or, on
  * the other arches, kernel/kprobes_classic.c over theirs.
  */
 int arch_check_insn_boundary(unsigned long addr);

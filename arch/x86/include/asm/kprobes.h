@@ -96,8 +96,9 @@ static __always_inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *re
 /*
  * A jprobe handler sees the probed function's stack arguments in a mirror
  * of this many bytes from its return address up (jprobes.c): the return
- * address and 15 stack words, so functions of up to 21 word-sized
- * arguments (6 in registers).  Beyond it the handler reads its own frame.
+ * address and 15 stack words on x86_64, so functions of up to 21
+ * word-sized arguments (6 in registers), or 31 on i386 (34, 3 in
+ * registers).  Beyond it the handler reads its own frame.
  */
 #define JPROBE_MAX_STACK_SIZE	128
 /* the seed's name for it */

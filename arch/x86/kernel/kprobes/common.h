@@ -15,6 +15,8 @@
 #include <asm/asm.h>
 #include <asm/frame.h>
 #include <asm/insn.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
 
 #ifdef CONFIG_X86_64
 #define SAVE_REGS_STRING			\
@@ -86,6 +88,30 @@
 #endif
 
 /*
+ * What the trampolines' asm needs of the width: a word, the registers
+ * that carry a C function's first two arguments (i386 builds with
+ * -mregparm=3; the callbacks are not asmlinkage), and the pt_regs
+ * offsets it writes (static_assert'ed in core.c and opt.c).
+ */
+#ifdef CONFIG_X86_64
+#define KP_WORD		8
+#define KP_ARG1		"%rdi"
+#define KP_ARG2		"%rsi"
+#define KP_REGS_IP	128
+#define KP_REGS_SP	152
+#define KP_REGS_SIZE	168
+#else
+#define KP_WORD		4
+#define KP_ARG1		"%eax"
+#define KP_ARG2		"%edx"
+#define KP_REGS_IP	48
+#define KP_REGS_SP	60
+#define KP_REGS_SIZE	68
+#endif
+#define KP_SP		"%" _ASM_SP
+#define KP_AX		"%" _ASM_AX
+
+/*
  * A detour stub (opt.c; a carrier's hit stub, core.c): at 0 the site whose
  * probes a hit runs, at OPT_CALL_OFFSET a call to kprobe_opt_trampoline,
  * at OPT_COPY_OFFSET the instructions it stands for, then a jump back.
@@ -106,5 +132,21 @@ struct kprobe_frame;
 struct pt_regs;
 void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs);
+
+/*
+ * A trampoline's pt_regs (built by SAVE_REGS_STRING) as a kernel trap
+ * frame would show them: kernel code and stack segments, no syscall, and
+ * on i386 the segment slots' upper halves clear rather than stack garbage.
+ */
+static __always_inline void kprobe_regs_fill(struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_32
+	regs->__csh = 0;
+	regs->__ssh = 0;
+#endif
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->orig_ax = ~0UL;
+}
 
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

@@ -260,12 +260,52 @@ bool kprobe_insn_jumps_into(struct insn *insn, unsigned long a,
 
 /* ---- classifying an instruction at registration ----------------------------- */
 
+static bool insn_has_opsize_prefix(struct insn *insn)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p) {
+		if (p == 0x66)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A near branch with an operand-size prefix: on 32-bit x86 (and on AMD
+ * in 64-bit mode) it truncates the instruction pointer to 16 bits, which
+ * neither the emulation nor a copy run elsewhere reproduces.  Compilers
+ * never emit one.
+ */
+static bool insn_is_branch16(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	if (!insn_has_opsize_prefix(insn))
+		return false;
+	switch (op) {
+	case 0xeb: case 0xe9: case 0xe8: case 0xc2: case 0xc3:
+	case 0x70 ... 0x7f: case 0xe0 ... 0xe3:
+		return true;
+	case 0x0f:
+		return (insn->opcode.bytes[1] & 0xf0) == 0x80;
+	case 0xff:
+		return X86_MODRM_REG(insn->modrm.value) == 2 ||
+		       X86_MODRM_REG(insn->modrm.value) == 4;
+	}
+	return false;
+}
+
 bool kprobe_insn_refused(struct insn *insn)
 {
 	u8 op = insn->opcode.bytes[0];
 	u8 op2 = insn->opcode.bytes[1];
 
-	if (insn_has_emulate_prefix(insn))
+	if (insn_has_emulate_prefix(insn) || insn_is_branch16(insn))
+		return true;
+	/* pop %ss: its interrupt shadow would cover our trap (32-bit only) */
+	if (IS_ENABLED(CONFIG_X86_32) && op == 0x17)
 		return true;
 	switch (op) {
 	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* int3, int, into, int1 */
@@ -334,6 +374,14 @@ static bool classify_transfer(struct insn *insn, struct arch_specific_insn *ai)
 		return false;
 	reg = X86_MODRM_REG(modrm) + (X86_REX_R(rex) ? 8 : 0);
 	rm = X86_MODRM_RM(modrm) + (X86_REX_B(rex) ? 8 : 0);
+	/*
+	 * A move to the stack pointer is stepped on 32-bit x86: a kernel
+	 * trap there returns to a new sp by writing the return frame below
+	 * it (IRET_FRAME), where nothing may live once sp has moved down on
+	 * the same stack.  64-bit returns with iret and switches stacks.
+	 */
+	if (IS_ENABLED(CONFIG_X86_32) && (op == 0x89 ? rm : reg) == 4)
+		return false;
 	ai->kind = KP_EMULATE_MOV;
 	ai->src = gpr_off[op == 0x89 ? reg : rm];
 	ai->dst = gpr_off[op == 0x89 ? rm : reg];
@@ -381,6 +429,11 @@ void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai)
 		ai->rel = insn->immediate.value;
 		break;
 	case 0xff:
+		/*
+		 * Emulated: the target is read from regs, or from memory at
+		 * an address insn_get_addr_ref() resolves (segment bases
+		 * included: on 32-bit x86, fs from the trap frame, gs live).
+		 */
 		if (X86_MODRM_REG(insn->modrm.value) == 2 ||
 		    X86_MODRM_REG(insn->modrm.value) == 4) {
 			ai->kind = KP_EMULATE_INDIRECT;
@@ -403,6 +456,30 @@ void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai)
 }
 
 /*
+ * Does the instruction load a segment register?  Only mov to sreg exists
+ * in 64-bit code; 32-bit code also has pops and far-pointer loads.
+ */
+static bool insn_loads_segment(struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
+
+	if (op == 0x8e)					/* mov to sreg */
+		return true;
+	if (!IS_ENABLED(CONFIG_X86_32))
+		return false;
+	switch (op) {
+	case 0x07: case 0x17: case 0x1f:		/* pop %es, %ss, %ds */
+		return true;
+	case 0xc4: case 0xc5:				/* les, lds */
+		return !insn->vex_prefix.nbytes;
+	case 0x0f:	/* pop %fs, %gs; lss, lfs, lgs */
+		return op2 == 0xa1 || op2 == 0xa9 || op2 == 0xb2 ||
+		       op2 == 0xb4 || op2 == 0xb5;
+	}
+	return false;
+}
+
+/*
  * May the copy run with no trap after it (boost)?  It then runs as plain
  * code: interrupts as they were, no kprobe state, outside the probe's
  * reach.  So not if a fault in it needs the fixup recorded for the
@@ -419,7 +496,7 @@ static bool insn_boostable(struct kprobe_site *s, struct insn *insn)
 		return false;
 	if (ai->len + JMP32_INSN_SIZE > KPROBE_SLOT_SIZE - KPROBE_BOOST_OFFSET)
 		return false;
-	if (insn->opcode.bytes[0] == 0x8e)	/* mov to sreg */
+	if (insn_loads_segment(insn))
 		return false;
 	return !search_exception_tables(s->addr);
 }
@@ -436,7 +513,7 @@ static int copy_insn(struct kprobe_site *s, struct insn *insn,
 	memcpy(buf, ai->orig, ai->len);
 	if (insn_rip_relative(insn)) {
 		/* target = addr + len + disp == to + len + new disp */
-		s64 disp = (s64)s->addr + insn->displacement.value - (s64)to;
+		s64 disp = (s64)s->addr + insn->displacement.value - (long)to;
 		unsigned int off = insn_offset_displacement(insn);
 
 		if (disp != (s32)disp)
@@ -455,8 +532,9 @@ static int copy_insn(struct kprobe_site *s, struct insn *insn,
  */
 static bool step_call_fits(struct arch_specific_insn *ai, kprobe_opcode_t *slot)
 {
-	s64 rel = (s64)kprobe_step_trampoline -
-		  (s64)(slot + ai->len + CALL_INSN_SIZE);
+	/* a long: rel32 wraps around on 32-bit x86, so every call reaches */
+	long rel = (long)kprobe_step_trampoline -
+		   (long)(slot + ai->len + CALL_INSN_SIZE);
 
 	return !(ai->fixups & KP_FIX_POPF) &&
 	       ai->len + CALL_INSN_SIZE <= KPROBE_BOOST_OFFSET &&
@@ -940,7 +1018,11 @@ static void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 			regs->ip = s->addr;
 			ea = (unsigned long __force *)insn_get_addr_ref(&insn, regs);
 			regs->ip = ip;
-			target = READ_ONCE(*ea);
+			/* an operand it cannot resolve (kprobe_insn_classify()) */
+			if (WARN_ON_ONCE(ea == (unsigned long *)-1L))
+				target = next;
+			else
+				target = READ_ONCE(*ea);
 		}
 		if (ai->indirect_call)
 			int3_emulate_push(regs, next);
@@ -1073,11 +1155,10 @@ static nokprobe_inline int kprobe_finish_step(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_finish_step);
 
-/* pt_regs offsets the trampoline uses (no asm-offsets in a C file) */
-#define STEP_REGS_SP	152
-#define STEP_REGS_SIZE	168
-static_assert(offsetof(struct pt_regs, sp) == STEP_REGS_SP);
-static_assert(sizeof(struct pt_regs) == STEP_REGS_SIZE);
+/* pt_regs offsets the trampolines use (no asm-offsets in a C file) */
+static_assert(offsetof(struct pt_regs, sp) == KP_REGS_SP);
+static_assert(sizeof(struct pt_regs) == KP_REGS_SIZE);
+static_assert(sizeof(long) == KP_WORD);
 
 /*
  * The end of a single-step copy: it calls here, interrupts off since the
@@ -1086,7 +1167,7 @@ static_assert(sizeof(struct pt_regs) == STEP_REGS_SIZE);
  * stack pointer the copy left, and kprobe_step_callback() finishes the
  * hit (as kprobe_finish_step() does at the int3 it replaces), then writes
  * where to go on over that return address.  The unwinder is told that
- * %rsp points at full pt_regs, so a stack trace from a post_handler goes
+ * the stack pointer points at full pt_regs, so a stack trace from a post_handler goes
  * from here to the probed function and its callers, as from the int3.
  */
 asm(".pushsection .kprobes.text, \"ax\"\n"
@@ -1095,17 +1176,19 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"kprobe_step_trampoline:\n"
 	ANNOTATE_NOENDBR	/* reached by direct calls from slots only */
 	UNWIND_HINT_FUNC
-	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp */
-	"	pushfq\n"			/* regs->flags */
-	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
-	"	leaq " __stringify(STEP_REGS_SIZE + 8) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(STEP_REGS_SP) "(%rsp)\n"
+	/* regs->ss, regs->sp */
+	"	lea -" __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
+	"	pushf\n"			/* regs->flags */
+	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
+	"	lea " __stringify(KP_REGS_SIZE + KP_WORD) "(" KP_SP "), " KP_AX "\n"
+	"	mov " KP_AX ", " __stringify(KP_REGS_SP) "(" KP_SP ")\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
-	"	movq %rsp, %rdi\n"
+	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kprobe_step_callback\n"
 	RESTORE_REGS_STRING
-	"	popfq\n"			/* IF as it was before the int3 */
-	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	"	popf\n"			/* IF as it was before the int3 */
+	/* keeps the flags just restored */
+	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
 	".size kprobe_step_trampoline, .-kprobe_step_trampoline\n"
@@ -1134,9 +1217,7 @@ __used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
 	 */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && f->saved_if)
 		trace_hardirqs_off();
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->orig_ax = ~0UL;
+	kprobe_regs_fill(regs);
 	kprobe_finish_step(regs, kcb, f);
 	*ret = regs->ip;
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
@@ -1503,16 +1584,18 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	".type kretprobe_trampoline, @function\n"
 	"kretprobe_trampoline:\n"
 	ANNOTATE_NOENDBR	/* reached by ret only */
-	"	pushq $kretprobe_trampoline\n"
+	"	push $kretprobe_trampoline\n"
 	UNWIND_HINT_FUNC
-	"	subq $16, %rsp\n"		/* regs->ss, regs->sp */
-	"	pushfq\n"			/* regs->flags */
-	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
-	"	movq %rsp, %rdi\n"
+	/* regs->ss, regs->sp */
+	"	sub $" __stringify(2 * KP_WORD) ", " KP_SP "\n"
+	"	pushf\n"			/* regs->flags */
+	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
+	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
 	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	"	popf\n"
+	/* keeps the flags just restored */
+	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 	ASM_RET
 	".size kretprobe_trampoline, .-kretprobe_trampoline\n"
 	".popsection\n"
@@ -1526,9 +1609,7 @@ __used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 	unsigned long *fp = (unsigned long *)(regs + 1);
 
 	regs->sp = (unsigned long)(fp + 1);	/* as after the ret */
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->orig_ax = ~0UL;
+	kprobe_regs_fill(regs);
 	*fp = kretprobe_trampoline_handler(regs, fp);
 }
 

@@ -79,6 +79,17 @@ int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(arch_jprobe_setjmp);
 
+/* which stack orig is on, and its end (32-bit x86 has no noinstr version) */
+static nokprobe_inline bool jprobe_stack_info(unsigned long *orig,
+					      struct stack_info *info)
+{
+#ifdef CONFIG_X86_64
+	return get_stack_info_noinstr(orig, current, info);
+#else
+	return !get_stack_info(orig, current, info, NULL);
+#endif
+}
+
 /*
  * From jprobe_trampoline, on the probed function's stack with interrupts
  * off: fill the mirror (JPROBE_MAX_STACK_SIZE bytes just below the
@@ -94,7 +105,7 @@ __used __visible void *jprobe_trampoline_enter(unsigned long *mirror)
 
 	/* the trap's exit told lockdep what it saw before the hit */
 	trace_hardirqs_off();
-	if (get_stack_info_noinstr(orig, current, &info))
+	if (jprobe_stack_info(orig, &info))
 		avail = min_t(unsigned long, n, (unsigned long *)info.end - orig);
 	mirror[0] = (unsigned long)jprobe_return;
 	/*
@@ -111,10 +122,14 @@ NOKPROBE_SYMBOL(jprobe_trampoline_enter);
 /*
  * jprobe_trampoline: entered by the trap's (or ftrace's) return with the
  * function's registers and stack pointer, interrupts off.  The argument
- * registers (and %rax, the vector count of a varargs call) are kept
- * around the C call; %r11 is free at a function's entry (call-clobbered,
- * no argument) and carries the handler's address.
+ * registers are kept around the C call: on x86_64 %rdi..%r9 and %rax
+ * (the vector count of a varargs call), with %r11 free at a function's
+ * entry (call-clobbered, no argument) to carry the handler's address; on
+ * i386 (-mregparm=3) %eax, %edx and %ecx, with %ebx carrying it: every
+ * call-clobbered register is an argument there, and the handler keeps
+ * %ebx for its caller, whose registers the longjmp reloads anyway.
  */
+#ifdef CONFIG_X86_64
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".type jprobe_trampoline, @function\n"
 	"jprobe_trampoline:\n"
@@ -146,6 +161,29 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	".size jprobe_trampoline, .-jprobe_trampoline\n"
 	".popsection\n"
 );
+#else
+asm(".pushsection .kprobes.text, \"ax\"\n"
+	".type jprobe_trampoline, @function\n"
+	"jprobe_trampoline:\n"
+	"	subl $" __stringify(JPROBE_MAX_STACK_SIZE) ", %esp\n"
+	"	pushl %eax\n"
+	"	pushl %edx\n"
+	"	pushl %ecx\n"
+	"	leal 12(%esp), %eax\n"		/* the mirror */
+	"	call jprobe_trampoline_enter\n"
+	"	movl %eax, %ebx\n"
+	"	popl %ecx\n"
+	"	popl %edx\n"
+	"	popl %eax\n"
+#ifdef CONFIG_MITIGATION_RETPOLINE
+	"	jmp __x86_indirect_thunk_ebx\n"
+#else
+	"	jmp *%ebx\n"
+#endif
+	".size jprobe_trampoline, .-jprobe_trampoline\n"
+	".popsection\n"
+);
+#endif
 NOKPROBE_SYMBOL(jprobe_trampoline);
 /* it jumps to the handler with the mirror below its own frame */
 STACK_FRAME_NON_STANDARD(jprobe_trampoline);
@@ -177,18 +215,37 @@ int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	struct jprobe_excursion *jx = this_cpu_ptr(&jprobe_excursion);
 	struct kprobe_frame *f = kprobe_frame_top(kcb);
-	unsigned long cs = regs->cs, ss = regs->ss, orig_ax = regs->orig_ax;
+	struct pt_regs trap;
 
 	if (!f || f->status != KPROBE_HIT_JPROBE) {
 		pr_warn_once("jprobe_return() called outside a jprobe handler, from %pS\n",
 			     (void *)*(unsigned long *)(regs->sp + sizeof(long)));
 		return 1;	/* regs->ip is past the int3 already */
 	}
-	/* the function's registers and stack pointer; the trap's segments */
+	/*
+	 * The function's registers, flags and stack pointer; the trap's
+	 * segments and orig_ax.  Whole words: i386's kernel-mode entry keeps
+	 * its own state in the upper half of cs (CS_FROM_KERNEL, which makes
+	 * its exit honour a changed sp), and the excursion may have begun on
+	 * ftrace, whose frame has none.
+	 */
+	trap = *regs;
 	*regs = jx->regs;
-	regs->cs = cs;
-	regs->ss = ss;
-	regs->orig_ax = orig_ax;
+	regs->orig_ax = trap.orig_ax;
+	regs->cs = trap.cs;
+	regs->ss = trap.ss;
+#ifdef CONFIG_X86_32
+	regs->__csh = trap.__csh;
+	regs->__ssh = trap.__ssh;
+	regs->ds = trap.ds;
+	regs->__dsh = trap.__dsh;
+	regs->es = trap.es;
+	regs->__esh = trap.__esh;
+	regs->fs = trap.fs;
+	regs->__fsh = trap.__fsh;
+	regs->gs = trap.gs;
+	regs->__gsh = trap.__gsh;
+#endif
 	preempt_enable_no_resched_notrace();
 	/*
 	 * The handler's frames are dropped without their epilogues: clear

@@ -16,13 +16,13 @@
 
 	.pushsection .kprobes.text, "ax"
 SYM_FUNC_START(jprobe_return)
-	pushq	%rbp
-	movq	%rsp, %rbp
+	push	%_ASM_BP
+	mov	%_ASM_SP, %_ASM_BP
 	call	jprobe_return_prepare
 SYM_INNER_LABEL(jprobe_return_break, SYM_L_GLOBAL)
 	ANNOTATE_NOENDBR	/* compared with, never jumped to */
 	int3
-	popq	%rbp
+	pop	%_ASM_BP
 	RET
 SYM_FUNC_END(jprobe_return)
 EXPORT_SYMBOL_GPL(jprobe_return)

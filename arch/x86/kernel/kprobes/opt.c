@@ -57,7 +57,8 @@
 #include "common.h"
 
 /* OPT_CALL_OFFSET, OPT_COPY_OFFSET: common.h (carriers' stubs share them) */
-static_assert(sizeof(void *) == OPT_CALL_OFFSET);
+/* the site pointer at stub+0 (padded on 32-bit) */
+static_assert(sizeof(void *) <= OPT_CALL_OFFSET);
 static_assert(OPT_CALL_OFFSET + CALL_INSN_SIZE == OPT_COPY_OFFSET);
 
 static_assert(OPT_COPY_OFFSET + KPROBE_OPT_MAX_LEN + JMP32_INSN_SIZE <=
@@ -65,20 +66,15 @@ static_assert(OPT_COPY_OFFSET + KPROBE_OPT_MAX_LEN + JMP32_INSN_SIZE <=
 
 /* ---- the hit path --------------------------------------------------------- */
 
-/* offsets the trampoline uses (no asm-offsets in a C file) */
-#define OPT_REGS_IP	128
-#define OPT_REGS_SP	152
-#define OPT_REGS_SIZE	168
-#define OPT_SITE_ADDR	16
-static_assert(offsetof(struct pt_regs, ip) == OPT_REGS_IP);
-static_assert(offsetof(struct pt_regs, sp) == OPT_REGS_SP);
-static_assert(sizeof(struct pt_regs) == OPT_REGS_SIZE);
+/* offsets the trampoline uses (no asm-offsets in a C file; common.h) */
+#define OPT_SITE_ADDR	(2 * KP_WORD)
+static_assert(offsetof(struct pt_regs, ip) == KP_REGS_IP);
 static_assert(offsetof(struct kprobe_site, addr) == OPT_SITE_ADDR);
 
 /*
  * regs->ip and regs->sp are filled in here, as an int3 would leave them
  * (ip = the probe address + 1, sp = above the call's return slot), and
- * the unwinder is told that %rsp points at full pt_regs from then on:
+ * the unwinder is told that the stack pointer points at full pt_regs:
  * a stack trace taken in a handler goes from the trampoline straight to
  * the probed function and its callers, never into the detour (which
  * has no unwind data).  Before the ret, the frame is a function's again.
@@ -89,35 +85,38 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"kprobe_opt_trampoline:\n"
 	ANNOTATE_NOENDBR	/* reached by direct calls from detours only */
 	UNWIND_HINT_FUNC
-	"	leaq -16(%rsp), %rsp\n"		/* regs->ss, regs->sp; flags kept */
-	"	pushfq\n"			/* regs->flags */
+	/* regs->ss, regs->sp; flags kept */
+	"	lea -" __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
+	"	pushf\n"			/* regs->flags */
 	/*
 	 * Interrupts off while the handlers run, as on the int3 path: the
 	 * IPI round of unregister_kprobe() then waits this hit out.  The
-	 * popfq below restores them (kprobe_opt_callback() tells lockdep).
+	 * popf below restores them (kprobe_opt_callback() tells lockdep).
 	 */
 	"	cli\n"
-	SAVE_REGS_STRING			/* regs->cs .. regs->r15 */
+	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	/* the return address is the copied region, stub+13; stub+0 the site */
-	"	movq " __stringify(OPT_REGS_SIZE) "(%rsp), %rax\n"
-	"	movq -" __stringify(OPT_COPY_OFFSET) "(%rax), %rsi\n" /* second argument */
-	"	movq " __stringify(OPT_SITE_ADDR) "(%rsi), %rax\n"
-	"	leaq 1(%rax), %rax\n"
-	"	movq %rax, " __stringify(OPT_REGS_IP) "(%rsp)\n"
-	"	leaq " __stringify(OPT_REGS_SIZE + 8) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(OPT_REGS_SP) "(%rsp)\n"
+	"	mov " __stringify(KP_REGS_SIZE) "(" KP_SP "), " KP_AX "\n"
+	/* the second argument */
+	"	mov -" __stringify(OPT_COPY_OFFSET) "(" KP_AX "), " KP_ARG2 "\n"
+	"	mov " __stringify(OPT_SITE_ADDR) "(" KP_ARG2 "), " KP_AX "\n"
+	"	lea 1(" KP_AX "), " KP_AX "\n"
+	"	mov " KP_AX ", " __stringify(KP_REGS_IP) "(" KP_SP ")\n"
+	"	lea " __stringify(KP_REGS_SIZE + KP_WORD) "(" KP_SP "), " KP_AX "\n"
+	"	mov " KP_AX ", " __stringify(KP_REGS_SP) "(" KP_SP ")\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
-	"	movq %rsp, %rdi\n"
+	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kprobe_opt_callback\n"
 	/* a pre_handler moved ip: go on there, not into the copy */
 	"	testl %eax, %eax\n"
 	"	jz 1f\n"
-	"	movq " __stringify(OPT_REGS_IP) "(%rsp), %rax\n"
-	"	movq %rax, " __stringify(OPT_REGS_SIZE) "(%rsp)\n"
+	"	mov " __stringify(KP_REGS_IP) "(" KP_SP "), " KP_AX "\n"
+	"	mov " KP_AX ", " __stringify(KP_REGS_SIZE) "(" KP_SP ")\n"
 	"1:\n"
 	RESTORE_REGS_STRING
-	"	popfq\n"
-	"	leaq 16(%rsp), %rsp\n"		/* keeps the flags just restored */
+	"	popf\n"
+	/* keeps the flags just restored */
+	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
 	".size kprobe_opt_trampoline, .-kprobe_opt_trampoline\n"
@@ -177,9 +176,7 @@ __used __visible notrace __noendbr int kprobe_opt_callback(struct pt_regs *regs,
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && irqs_on)
 		trace_hardirqs_off();
 	/* regs->ip and regs->sp are the trampoline's */
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->orig_ax = ~0UL;
+	kprobe_regs_fill(regs);
 
 	kcb = get_kprobe_ctlblk();
 	kp = kprobe_solo_now(s, kcb);
@@ -187,7 +184,7 @@ __used __visible notrace __noendbr int kprobe_opt_callback(struct pt_regs *regs,
 		moved = kprobe_solo_pre(kcb, s, kp, regs);
 	else
 		moved = kprobe_opt_general(regs, s);
-	/* the trampoline's popfq restores regs->flags (a handler's IF too) */
+	/* the trampoline's popf restores regs->flags (a handler's IF too) */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
 		trace_hardirqs_on();
 	return moved;
@@ -244,7 +241,7 @@ static int opt_copy_region(struct kprobe_site *s, u8 *buf,
 		to = stub + OPT_COPY_OFFSET + off;
 		if (insn_rip_relative(&insn)) {
 			s64 disp = (s64)(s->addr + off) +
-				   insn.displacement.value - (s64)to;
+				   insn.displacement.value - (long)to;
 
 			if (disp != (s32)disp)
 				return -ERANGE;
@@ -267,6 +264,7 @@ static int opt_copy_region(struct kprobe_site *s, u8 *buf,
 int arch_prepare_opt(struct kprobe_site *s)
 {
 	unsigned long size, offset, start, end, a, stub;
+	long rel;
 	u8 buf[KPROBE_SLOT_SIZE], ibuf[MAX_INSN_SIZE];
 	struct kprobe_site *hit;
 	struct insn insn;
@@ -327,8 +325,9 @@ int arch_prepare_opt(struct kprobe_site *s)
 			CALL_INSN_SIZE);
 	ret = opt_copy_region(s, buf, stub);
 	a = stub + OPT_COPY_OFFSET + len;
-	if (!ret && (s64)(s->addr + len) - (s64)(a + JMP32_INSN_SIZE) !=
-		    (s32)((s64)(s->addr + len) - (s64)(a + JMP32_INSN_SIZE)))
+	/* a long: rel32 wraps around on 32-bit x86, so every jump reaches */
+	rel = (long)(s->addr + len) - (long)(a + JMP32_INSN_SIZE);
+	if (!ret && rel != (s32)rel)
 		ret = -ERANGE;
 	if (ret) {
 		free_insn_slot((kprobe_opcode_t *)stub, 0);
