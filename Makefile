@@ -80,7 +80,7 @@ export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
 	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
-	arches arm64-test configs series series-check \
+	arches arm64-test i386-test configs series series-check \
 	stress clean \
 	distclean help
 
@@ -118,6 +118,8 @@ help:
 	@echo "                     (CONFIGS='up noopt' limits it)"
 	@echo "  make arm64-test    arm64 kernel under QEMU: KUnit kprobes_test and the"
 	@echo "                     arch-neutral API cases"
+	@echo "  make i386-test     32-bit x86 kernel under QEMU: KUnit kprobes_test,"
+	@echo "                     fprobe_test and the API cases"
 	@echo "  make series        the patch series with its cover letter (build/series/)"
 	@echo "  make series-check  git am it onto the base: identical to ours, checkpatch"
 	@echo "                     --strict clean, each patch builds (FULL=1: and boots"
@@ -240,9 +242,14 @@ configs:
 	@$(H)/configs.sh
 
 # Our core on arm64's backend: KUnit kprobes_test and the arch-neutral
-# module suites under qemu-system-aarch64 (harness/arm64.sh).
+# module suites under qemu-system-aarch64 (harness/archtest.sh).
 arm64-test: tree
-	@$(H)/arm64.sh
+	@$(H)/archtest.sh arm64
+
+# The x86 backend at 32 bits: KUnit kprobes_test and fprobe_test, the
+# module suites, under qemu-system-i386 (harness/archtest.sh).
+i386-test: tree
+	@$(H)/archtest.sh i386
 
 # The repository as a patch series against the base: series/NN-*.txt
 # say what each patch brings in (harness/series.py).  series-check applies

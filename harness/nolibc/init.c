@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /init of the arm64 test guest (make arm64-test).  No BusyBox for arm64
- * here: a static program, built with the kernel's nolibc
+ * /init of the other arches' test guests (make arm64-test, make
+ * i386-test).  No BusyBox for them here: a static program, built with the kernel's nolibc
  * (tools/include/nolibc), does what harness/guest/run-tests.sh does for
  * module suites.  It mounts the kernel filesystems, loads each test module
  * named in /suites (its init prints KTAP), unloads it, and powers off.

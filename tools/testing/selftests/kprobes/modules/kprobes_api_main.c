@@ -57,7 +57,20 @@ static const bool upstream = true;
 
 /* ---- targets ------------------------------------------------------------ */
 
-#define KPT_ASM_BASE 0x1122334455667788L
+#ifdef CONFIG_X86_64
+#define KPT_ASM_BASE	0x1122334455667788L
+#define KPT_RIPREL_VAL	0x5a5a5a5a5aL
+#define KPT_XFER_X	0x100000005L
+/* kpt_asm()'s x, still in the register it came in after the mov */
+#define KPT_ASM_X(regs)	((regs)->di)
+#define KPT_XFER_R8(regs) ((regs)->r8)
+#else
+#define KPT_ASM_BASE	0x11223344L
+#define KPT_RIPREL_VAL	0x5a5a5a5aL
+#define KPT_XFER_X	0x10005L
+#define KPT_ASM_X(regs)	((regs)->dx)
+#define KPT_XFER_R8(regs) ((regs)->dx)
+#endif
 
 static noinline int kpt_target(int a, int b)
 {
@@ -111,7 +124,7 @@ int (*call_tiny)(int, int) = kpt_tiny;
 int (*call_recurse)(int) = kpt_recurse;
 int (*call_sleeper)(int) = kpt_sleeper;
 int (*call_blocker)(int) = kpt_blocker;
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 int (*call_kprobes_text)(int) = kpt_in_kprobes_text;
 long (*call_asm)(long) = kpt_asm;
 long (*call_load)(long *) = kpt_asm_load;
@@ -120,21 +133,22 @@ long (*helper_fn)(void) = kpt_asm_helper;
 #endif
 
 /*
- * The cases that probe kprobes_api_targets.S (x86_64 instructions) run on
- * x86_64 only; elsewhere (make arm64-test) they report a skip saying so.
- * The others use the arch-neutral register accessors.
+ * The cases that probe kprobes_api_targets.S (x86 instructions, in 64-bit
+ * and 32-bit form) run on x86 only; elsewhere (make arm64-test) they
+ * report a skip saying so.  The others use the arch-neutral register
+ * accessors.
  */
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 #define X86_CASE(name, fn)	{ name, fn }
 /* where a pre_handler sees the IP: just past the int3 */
 #define KPT_TRAP_IP_OFF		1
 #else
 static int t_x86_only(void)
 {
-	return KPT_SKIP_BECAUSE("probes x86_64 instructions (kprobes_api_targets.S)");
+	return KPT_SKIP_BECAUSE("probes x86 instructions (kprobes_api_targets.S)");
 }
 
-/* fn is x86_64 code, absent here: named (as a string) but never linked */
+/* fn is x86 code, absent here: named (as a string) but never linked */
 #define X86_CASE(name, fn)	{ (name) + 0 * sizeof(#fn), t_x86_only }
 #define KPT_TRAP_IP_OFF		0
 #endif
@@ -151,7 +165,7 @@ static struct {
 	int pre, post, seq;
 	int order[8];
 	int norder;
-	unsigned long pre_ip, pre_di, pre_si, pre_ax, post_ip, post_ax;
+	unsigned long pre_ip, pre_di, pre_si, pre_ax, pre_x, post_ip, post_ax;
 	bool pre_preemptible, post_preemptible;
 	int pre_seq, post_seq;
 } h;
@@ -167,6 +181,9 @@ static int pre_record(struct kprobe *p, struct pt_regs *regs)
 	h.pre_seq = ++h.seq;
 	h.pre_ip = instruction_pointer(regs);
 	h.pre_di = regs_get_kernel_argument(regs, 0);
+#ifdef CONFIG_X86
+	h.pre_x = KPT_ASM_X(regs);
+#endif
 	h.pre_si = regs_get_kernel_argument(regs, 1);
 	h.pre_ax = regs_return_value(regs);
 	h.pre_preemptible = preemptible();
@@ -266,7 +283,7 @@ static int t_register_by_symbol(void)
 	return kpt_failed;
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static int t_symbol_offset_single_step(void)
 {
 	struct kprobe kp;
@@ -289,7 +306,7 @@ static int t_symbol_offset_single_step(void)
 	KPT_EXPECT(h.pre_seq < h.post_seq);
 	/* before the add: rax holds the constant; after it, the sum */
 	KPT_EXPECT_EQ(h.pre_ax, KPT_ASM_BASE);
-	KPT_EXPECT_EQ(h.pre_di, 5);
+	KPT_EXPECT_EQ(h.pre_x, 5);
 	KPT_EXPECT_EQ(h.post_ax, KPT_ASM_BASE + 5);
 	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kpt_asm_ret);
 	KPT_EXPECT(!h.pre_preemptible && !h.post_preemptible);
@@ -363,7 +380,7 @@ static noinline int t_step_post_context(void)
 	return kpt_failed;
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 static int pre_redirect(struct kprobe *p, struct pt_regs *regs)
 {
@@ -429,7 +446,7 @@ static int reentry_case(void *addr, bool ftrace, long (*outer)(void),
 	return kpt_failed;
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static long reenter_asm_outer(void)
 {
 	return call_asm(1);
@@ -440,7 +457,7 @@ static long reenter_asm_nested(void)
 	return call_asm(100);
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 static long reenter_entry_outer(void)
 {
@@ -452,7 +469,7 @@ static long reenter_entry_nested(void)
 	return call_target(5, 6);
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static int t_reentry_counts_nmissed(void)
 {
 	return reentry_case(kpt_asm_add, false, reenter_asm_outer,
@@ -460,7 +477,7 @@ static int t_reentry_counts_nmissed(void)
 			    KPT_ASM_BASE + 100);
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 /*
  * The same on an ftrace site (a C function's entry).  Ours has no ftrace
@@ -477,7 +494,7 @@ static int t_reentry_ftrace_counts_nmissed(void)
 			    reenter_entry_nested, 5 * 31 + 6);
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static int t_disable_enable(void)
 {
 	struct kprobe kp;
@@ -1234,7 +1251,7 @@ static int t_carrier_none(void)
 #define t_carrier_background_move	t_carrier_none
 #endif /* KPROBES_ANEW && CONFIG_KPROBE_CARRIERS */
 
-#if defined(CONFIG_X86_64) && defined(CONFIG_KPROBES_ON_FTRACE)
+#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE)
 /*
  * An ftrace user that diverts a function's calls beside a kprobe on the
  * function's entry: an IPMODIFY ops, as livepatch's (kpt_target() becomes
@@ -1338,8 +1355,14 @@ static int t_ftrace_divert(void)
 	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
 		return 1;
 	for (kind = 0; kind < DIVERTERS; kind++) {
+		/*
+		 * 32-bit x86's ftrace_regs_caller never reads orig_ax: a
+		 * direct trampoline that shares its function with another
+		 * ops is not called there, on either kernel.
+		 */
 		if (kind == DIVERT_DIRECT &&
-		    !IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
+		    (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) ||
+		     IS_ENABLED(CONFIG_X86_32)))
 			continue;
 		for (order = 0; order < 2; order++) {
 			target_probe(&kp, false);
@@ -1424,7 +1447,7 @@ out:
 	ftrace_free_filter(&divert_ops);
 	return kpt_failed;
 }
-#elif defined(CONFIG_X86_64)
+#elif defined(CONFIG_X86)
 static int t_ftrace_divert(void)
 {
 	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
@@ -1627,6 +1650,75 @@ static int t_carrier_region_probe(void)
 #define t_carrier_move_unlocked		t_carrier_none
 #define t_carrier_sysctl_off		t_carrier_none
 #define t_carrier_region_probe		t_carrier_none
+#endif
+
+#if defined(CONFIG_X86) && defined(CONFIG_FUNCTION_TRACER)
+DEFINE_STATIC_KEY_FALSE(kpt_jl_key);
+
+/*
+ * An entry probe on a function whose instruction after the fentry nop
+ * is also reached from elsewhere, in a way decoding the function cannot
+ * see: from its cold part, or from a static branch, a nop until its key
+ * is turned on (kpt_carrier_targets.S).  The probe counts the calls, and
+ * only them: on the hook, as upstream's is; ours makes no carrier there
+ * (its int3 would count every pass through that instruction).
+ */
+static int afar_case(int (*fn)(int, int), int (*afar)(int, int))
+{
+	u8 *next = (u8 *)fn + (has_endbr(fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	int i, calls = 0, want;
+	u8 orig = *next;
+	struct kprobe kp;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	msleep(600);	/* no hook an earlier case left lingering */
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)fn;
+	kp.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT(kp.flags & KPROBE_FLAG_FTRACE);
+	wait_for_kprobe_optimizer();
+	KPT_EXPECT_EQ(*next, orig);		/* no carrier's int3 or jump */
+	if (!afar)
+		static_branch_enable(&kpt_jl_key);
+	reset();
+	for (i = 0; i < 10; i++) {
+		want = afar ? i + 1 : i;
+		KPT_EXPECT_EQ(fn(i, 1), want);
+		calls++;
+		if (afar)
+			KPT_EXPECT_EQ(afar(i, 1), want);
+	}
+	if (!afar)
+		static_branch_disable(&kpt_jl_key);
+	KPT_EXPECT_EQ(h.pre, calls);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KPT_EXPECT_EQ(h.pre_di, 9);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KPT_EXPECT_EQ(*next, orig);
+	return kpt_failed;
+}
+
+static int t_entry_cold_part(void)
+{
+	return afar_case(kpt_cold_target, kpt_cold_part);
+}
+
+static int t_entry_static_branch(void)
+{
+	return afar_case(kpt_jl_target, NULL);
+}
+#elif defined(CONFIG_X86)
+static int t_no_fentry(void)
+{
+	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+}
+
+#define t_entry_cold_part	t_no_fentry
+#define t_entry_static_branch	t_no_fentry
 #endif
 
 static int t_batch_rollback(void)
@@ -2122,7 +2214,7 @@ static int t_double_register(void)
 	return kpt_failed;
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 /* ---- kretprobes ----------------------------------------------------------- */
 
@@ -2315,7 +2407,7 @@ static int t_kretprobe_sleeping_function(void)
 	return kpt_failed;
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static int t_kretprobe_bad_input(void)
 {
 	struct kretprobe rp = { .handler = ret_handler };
@@ -2342,7 +2434,7 @@ static int hammer_pre(struct kprobe *p, struct pt_regs *regs)
 static void hammer_post(struct kprobe *p, struct pt_regs *regs,
 			unsigned long flags)
 {
-	if (regs->ax != KPT_ASM_BASE + regs->di)
+	if (regs->ax != KPT_ASM_BASE + KPT_ASM_X(regs))
 		atomic_inc(&hammer_errors);
 }
 
@@ -2477,7 +2569,7 @@ static int t_concurrent_hits_while_registering(void)
 	return kpt_failed;
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 /*
  * Unregister while an instance is live: a task blocks inside the probed
@@ -2554,7 +2646,7 @@ static int t_kretprobe_absurd_maxactive(void)
 	return kpt_failed;
 }
 
-#ifdef CONFIG_X86_64	/* kprobes_api_targets.S: x86_64 code */
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 /*
  * A fault in the out-of-line copy is a fault of the original instruction:
  * its exception-table fixup applies, no post_handler runs, and nothing is
@@ -2663,17 +2755,17 @@ static int t_boost_and_single_step_agree(void)
 		agree_post[1] = 0;
 		KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
 		ax[post] = h.pre_ax;
-		di[post] = h.pre_di;
-		KPT_EXPECT_EQ(call_riprel(7), 0x5a5a5a5a5aL + 7);
+		di[post] = h.pre_x;
+		KPT_EXPECT_EQ(call_riprel(7), KPT_RIPREL_VAL + 7);
 		KPT_EXPECT_EQ(h.pre, 2);
 		KPT_EXPECT_EQ(h.post, 2 * post);
 		KPT_EXPECT_EQ(agree_post[0], post);	/* the add's */
 		KPT_EXPECT_EQ(agree_post[1], post);	/* the RIP-relative load's */
 		if (post)	/* after the load: rax holds the loaded value */
-			KPT_EXPECT_EQ(h.post_ax, 0x5a5a5a5a5aL);
+			KPT_EXPECT_EQ(h.post_ax, KPT_RIPREL_VAL);
 		/* many hits in a row: a boosted copy always comes back */
 		KPT_EXPECT_EQ(call_asm(-1), KPT_ASM_BASE - 1);
-		KPT_EXPECT_EQ(call_riprel(-7), 0x5a5a5a5a5aL - 7);
+		KPT_EXPECT_EQ(call_riprel(-7), KPT_RIPREL_VAL - 7);
 		unregister_kprobe(&kr);
 		unregister_kprobe(&kp);
 		KPT_EXPECT_EQ(kp.nmissed + kr.nmissed, 0);
@@ -2691,10 +2783,16 @@ static int t_boost_and_single_step_agree(void)
  */
 static int t_gp_in_single_step(void)
 {
+#ifdef CONFIG_X86_64
 	long *noncanon = (long *)0x8000000000000000UL;
+#else
+	long *noncanon = NULL;
+#endif
 	struct kprobe kp;
 	long good = 77;
 
+	if (!IS_ENABLED(CONFIG_X86_64))
+		return KPT_SKIP_BECAUSE("32-bit x86 has no non-canonical address to #GP on");
 	if (upstream)
 		return KPT_SKIP_BECAUSE("upstream dies on a #GP in the copy (not run)");
 	init_probe(&kp);
@@ -2784,7 +2882,7 @@ static struct { unsigned long sp, bp, di, ax, cx, r8, top; int n; } xf[2];
 static int pre_xfer(struct kprobe *p, struct pt_regs *regs)
 {
 	xf[0] = (typeof(xf[0])){ regs->sp, regs->bp, regs->di, regs->ax,
-				 regs->cx, regs->r8, 0, xf[0].n + 1 };
+				 regs->cx, KPT_XFER_R8(regs), 0, xf[0].n + 1 };
 	return 0;
 }
 
@@ -2792,7 +2890,7 @@ static void post_xfer(struct kprobe *p, struct pt_regs *regs,
 		      unsigned long flags)
 {
 	xf[1] = (typeof(xf[1])){ regs->sp, regs->bp, regs->di, regs->ax,
-				 regs->cx, regs->r8,
+				 regs->cx, KPT_XFER_R8(regs),
 				 *(unsigned long *)regs->sp, xf[1].n + 1 };
 }
 
@@ -2804,7 +2902,7 @@ static void post_xfer(struct kprobe *p, struct pt_regs *regs,
 static int t_emulated_transfers(void)
 {
 	long (*call_xfer)(long) = kpt_asm_xfer;
-	const long x = 0x100000005L;
+	const long x = KPT_XFER_X;
 	struct kprobe kp;
 	int i;
 
@@ -2823,7 +2921,7 @@ static int t_emulated_transfers(void)
 			continue;
 		switch (i) {
 		case X_PUSH:
-			KPT_EXPECT_EQ(xf[1].sp, xf[0].sp - 8);
+			KPT_EXPECT_EQ(xf[1].sp, xf[0].sp - sizeof(long));
 			KPT_EXPECT_EQ(xf[1].top, xf[0].bp);
 			break;
 		case X_MOV89:
@@ -2899,7 +2997,7 @@ static int t_fault_in_handler(void)
 	return kpt_failed;
 }
 
-#endif /* CONFIG_X86_64 */
+#endif /* CONFIG_X86 */
 
 static const struct kpt_case cases[] = {
 	{ "register_by_addr", t_register_by_addr },
@@ -2923,6 +3021,8 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
 	X86_CASE("carrier_sysctl_off", t_carrier_sysctl_off),
 	X86_CASE("carrier_region_probe", t_carrier_region_probe),
+	X86_CASE("entry_cold_part", t_entry_cold_part),
+	X86_CASE("entry_static_branch", t_entry_static_branch),
 	X86_CASE("ftrace_divert", t_ftrace_divert),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),

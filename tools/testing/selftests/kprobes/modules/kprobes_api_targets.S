@@ -16,6 +16,7 @@
 #include <asm/alternative.h>
 #include <asm/nospec-branch.h>
 
+#ifdef CONFIG_X86_64
 	.text
 SYM_FUNC_START(kpt_asm)
 .Lmov:	movabs	$0x1122334455667788, %rax	/* 10 bytes */
@@ -116,6 +117,94 @@ SYM_FUNC_END(kpt_asm_xfer)
 SYM_DATA(kpt_riprel_val, .quad 0x5a5a5a5a5a)
 SYM_DATA(kpt_helper_ptr, .quad kpt_asm_helper)
 
+#else
+	.text
+/*
+ * i386 (-mregparm=3: arguments in %eax, %edx, %ecx): the same functions
+ * and probe points, in 32-bit form.  kpt_asm returns 0x11223344 + x, the
+ * constant's mov 5 bytes; there is no RIP-relative addressing, so
+ * kpt_asm_riprel's load is absolute (its copy needs no fixup).
+ */
+SYM_FUNC_START(kpt_asm)
+	movl	%eax, %edx
+.Lmov:	movl	$0x11223344, %eax		/* 5 bytes */
+.Ladd:	addl	%edx, %eax			/* 2 bytes */
+.Lret:	RET
+SYM_FUNC_END(kpt_asm)
+
+SYM_FUNC_START(kpt_asm_load)
+.Lload:	movl	(%eax), %eax
+	RET
+.Lfault:
+	movl	$-14, %eax
+	RET
+	_ASM_EXTABLE(.Lload, .Lfault)
+SYM_FUNC_END(kpt_asm_load)
+
+SYM_FUNC_START(kpt_asm_branch)
+	testl	%eax, %eax
+.Lb_jz:	jz	.Lb_zero			/* jcc rel8 */
+.Lb_call:
+	call	kpt_asm_helper			/* call rel32 */
+.Lb_icr:
+	ANNOTATE_RETPOLINE_SAFE
+	call	*%edx				/* call *reg */
+.Lb_icm:
+	ANNOTATE_RETPOLINE_SAFE
+	call	*kpt_helper_ptr			/* call *mem, absolute */
+.Lb_jmp:
+	jmp	.Lb_out				/* jmp rel8 */
+.Lb_zero:
+	movl	$100, %eax
+.Lb_out:
+	RET
+SYM_FUNC_END(kpt_asm_branch)
+
+SYM_FUNC_START(kpt_asm_helper)
+	addl	$1, %eax
+.Lh_ret:
+	RET
+SYM_FUNC_END(kpt_asm_helper)
+
+SYM_FUNC_START(kpt_asm_lock)
+.Llock:	LOCK_PREFIX
+	incl	(%eax)
+	RET
+SYM_FUNC_END(kpt_asm_lock)
+
+SYM_FUNC_START(kpt_asm_riprel)
+	movl	%eax, %edx
+	movl	kpt_riprel_val, %eax
+	addl	%edx, %eax
+	RET
+SYM_FUNC_END(kpt_asm_riprel)
+
+/*
+ * (x & 0xffff) + 1 through push %ebp and register moves of each
+ * encoding (89 /r, 8b /r, 16-bit; then a plain move in place of
+ * x86_64's REX one): the 16-bit one is single-stepped.
+ */
+SYM_FUNC_START(kpt_asm_xfer)
+.Lx_push:
+	pushl	%ebp
+.Lx_mov89:
+	movl	%eax, %ebp			/* 89 c5 */
+.Lx_mov8b:
+	.byte	0x8b, 0xc5			/* movl %ebp, %eax (8b /r) */
+.Lx_mov32:
+	movzwl	%ax, %ecx			/* 0f b7 c8 */
+.Lx_movr8:
+	movl	%ecx, %edx			/* 89 ca */
+	leal	1(%edx), %eax
+	popl	%ebp
+	RET
+SYM_FUNC_END(kpt_asm_xfer)
+
+	.data
+SYM_DATA(kpt_riprel_val, .long 0x5a5a5a5a)
+SYM_DATA(kpt_helper_ptr, .long kpt_asm_helper)
+
+#endif
 	.section .rodata
 SYM_DATA(kpt_branch_off, .long .Lb_jz - kpt_asm_branch, .Lb_call - kpt_asm_branch,
 	 .Lb_icr - kpt_asm_branch, .Lb_icm - kpt_asm_branch,

@@ -35,6 +35,16 @@ enum { X_PUSH, X_MOV89, X_MOV8B, X_MOV32, X_MOVR8 };
 void kpt_asm_lock(long *p);
 extern const int kpt_asm_lock_off;
 
+/*
+ * a + b, with an fentry call; its cold part jumps back into it
+ * (kpt_carrier_targets.S)
+ */
+int kpt_cold_target(int a, int b);
+int kpt_cold_part(int a, int b) asm("kpt_cold_target.cold");
+/* a, with an fentry call; with kpt_jl_key on and b != 0, through twice */
+int kpt_jl_target(int a, int b);
+DECLARE_STATIC_KEY_FALSE(kpt_jl_key);
+
 /* a direct ftrace trampoline: the function returns KPT_DIRECT_RET (kpt_direct.S) */
 void kpt_direct_skip(void);
 #define KPT_DIRECT_RET 4242

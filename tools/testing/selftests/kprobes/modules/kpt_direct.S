@@ -13,7 +13,7 @@
 
 	.text
 SYM_FUNC_START(kpt_direct_skip)
-	addq	$8, %rsp
+	add	$__ASM_SEL(4, 8), %_ASM_SP
 	UNWIND_HINT_FUNC
 	movl	$4242, %eax
 	RET

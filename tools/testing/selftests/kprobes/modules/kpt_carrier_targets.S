@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Functions with an fentry call whose first instruction after it is
+ * reached by something other than the nop before it, which decoding the
+ * function cannot see: a carrier there would take such a pass for a call
+ * (see the carrier_afar case of kprobes_api_main.c).
+ *
+ *   int kpt_cold_target(int a, int b): a + b; its cold part,
+ *	"kpt_cold_target.cold", called directly, jumps to that
+ *	instruction, as gcc's cold parts jump back into their function;
+ *   int kpt_jl_target(int a, int b): a, through that instruction twice
+ *	when b != 0 and kpt_jl_key is on: the static branch (a 5-byte nop
+ *	while the key is off) jumps back to it.
+ */
+#include <linux/linkage.h>
+#include <asm/asm.h>
+#include <asm/nops.h>
+#include <asm/nospec-branch.h>
+
+#ifdef CONFIG_FUNCTION_TRACER
+/* an fentry call ftrace knows of: gcc's -mrecord-mcount lists C's */
+.macro FENTRY
+.Lfentry_\@:
+	call	__fentry__
+	.pushsection __mcount_loc, "a"
+	_ASM_PTR .Lfentry_\@
+	.popsection
+.endm
+
+	.text
+/* the arguments: %edi, %esi on x86_64; %eax, %edx on i386 (regparm) */
+#ifdef CONFIG_X86_64
+#define A	%edi
+#define B	%esi
+#else
+#define A	%eax
+#define B	%edx
+#endif
+
+SYM_FUNC_START(kpt_cold_target)
+	FENTRY
+.Lcold_in:
+	mov	A, %ecx
+	add	B, %ecx
+	mov	%ecx, %eax
+	RET
+SYM_FUNC_END(kpt_cold_target)
+
+SYM_FUNC_START(kpt_cold_target.cold)
+	jmp	.Lcold_in
+SYM_FUNC_END(kpt_cold_target.cold)
+
+SYM_FUNC_START(kpt_jl_target)
+	FENTRY
+.Ljl_in:
+	mov	A, %ecx
+	test	B, B
+	jz	.Ljl_out
+	xor	B, B
+.Ljl_nop:
+	.byte	BYTES_NOP5
+	.pushsection __jump_table, "aw"
+	_ASM_ALIGN
+	.long	.Ljl_nop - .
+	.long	.Ljl_in - .
+	_ASM_PTR kpt_jl_key - .
+	.popsection
+.Ljl_out:
+	mov	%ecx, %eax
+	RET
+SYM_FUNC_END(kpt_jl_target)
+#endif
