@@ -173,8 +173,7 @@ SYM_FUNC_START(kpt_asm_lock)
 SYM_FUNC_END(kpt_asm_lock)
 
 SYM_FUNC_START(kpt_asm_riprel)
-	movl	%eax, %edx
-	movl	kpt_riprel_val, %eax
+	movl	kpt_riprel_val, %edx		/* the load, into %edx */
 	addl	%edx, %eax
 	RET
 SYM_FUNC_END(kpt_asm_riprel)
