@@ -1357,6 +1357,9 @@ static int divert_calls(int n, int kind)
 	return ok;
 }
 
+#define KPT_X86_32_DIVERT \
+	"32-bit x86's ftrace keeps the original beside a kprobe (stock too)"
+
 static int t_ftrace_divert(void)
 {
 	unsigned long fentry = kpt_target_entry +
@@ -1371,7 +1374,7 @@ static int t_ftrace_divert(void)
 	 * does not carry out the IPMODIFY ops' new ip beside a kprobe.
 	 */
 	if (IS_ENABLED(CONFIG_X86_32))
-		return KPT_SKIP_BECAUSE("32-bit x86's ftrace keeps the original beside a kprobe (stock too)");
+		return KPT_SKIP_BECAUSE(KPT_X86_32_DIVERT);
 	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
 		return 1;
 	for (kind = 0; kind < DIVERTERS; kind++) {
