@@ -40,7 +40,7 @@ sh        sh        sh4-linux-gnu-           gcc-sh4-linux-gnu
 sparc     sparc     sparc64-linux-gnu-       gcc-sparc64-linux-gnu
 parisc    parisc    hppa-linux-gnu-          gcc-hppa-linux-gnu
 arc       arc       arc-linux-gnu-           gcc-arc-linux-gnu
-i386      i386      i686-linux-gnu-          gcc-i686-linux-gnu
+i386      i386      -                        -
 x86_64    x86_64    -                        -
 csky      csky      -                        -
 loongarch loongarch -                        -
@@ -127,11 +127,7 @@ while read -r a karch cross pkg; do
 	[[ " ${ARCH_IMPLS:-ours upstream} " == *" upstream "* ]] &&
 		up=$(build_one "$a" "$karch" "$cross" upstream)
 	note="$(( $(date +%s) - t ))s"
-	if [ "$a" = i386 ] && [ "$ours" = no-kprobes ]; then
-		# Documentation/trace/kprobes.rst: the backend is x86_64's
-		note="$note; 32-bit x86 has no kprobes backend here (by Kconfig)"
-		pass=$((pass + 1))
-	elif [ "$ours" = ok ] || [ "$up" != ok ]; then
+	if [ "$ours" = ok ] || [ "$up" != ok ]; then
 		pass=$((pass + 1))
 		if [ "$ours" = kp-only ]; then
 			note="$note; vmlinux fails outside kprobes, in"

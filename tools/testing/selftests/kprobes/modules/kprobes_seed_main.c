@@ -239,8 +239,9 @@ static int t_jprobe_args_int3(void)
 }
 
 /*
- * 21 arguments: 6 in registers and 15 on the stack, the most that
- * JPROBE_MAX_STACK_SIZE (the return address and 15 words) mirrors.
+ * 21 arguments: on x86_64 6 in registers and 15 on the stack, the most
+ * that JPROBE_MAX_STACK_SIZE (the return address and 15 words) mirrors;
+ * on i386 3 and 18, within its 31 words.
  */
 static int t_jprobe_stack_bound(void)
 {
@@ -248,7 +249,10 @@ static int t_jprobe_stack_bound(void)
 	struct jprobe jp;
 	int which, i;
 
-	BUILD_BUG_ON(JPROBE_MAX_STACK_SIZE != (1 + 15) * sizeof(long));
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_X86_64) &&
+		     JPROBE_MAX_STACK_SIZE != (1 + 15) * sizeof(long));
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_X86_32) &&
+		     JPROBE_MAX_STACK_SIZE < (1 + 18) * sizeof(long));
 	for (i = 1; i <= 21; i++)
 		want += i * (100L * i + 7);
 	for (which = 0; which < 2; which++) {
@@ -631,6 +635,7 @@ static int fault_case(int which, long *ptr, bool fixes,
 	return kpt_failed;
 }
 
+#ifdef CONFIG_X86_64
 /* a non-canonical pointer: #GP */
 static int t_fault_handler_gp(void)
 {
@@ -640,6 +645,12 @@ static int t_fault_handler_gp(void)
 	fault_case(1, bad, true, pre_faults, X86_TRAP_GP);
 	return kpt_failed;
 }
+#else
+static int t_fault_handler_gp(void)
+{
+	return KPT_SKIP_BECAUSE("32-bit x86 has no non-canonical address to #GP on");
+}
+#endif
 
 /* the guard page after a vmalloc area, and a user address: #PF */
 static int t_fault_handler_pf(void)

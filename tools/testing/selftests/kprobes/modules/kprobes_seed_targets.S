@@ -15,7 +15,11 @@
 
 	.text
 SYM_FUNC_START(kps_load)
+#ifdef CONFIG_X86_64
 .Lload:	movq	(%rdi), %rax			/* 3 bytes */
+#else
+.Lload:	movl	(%eax), %eax			/* 2 bytes; p in %eax */
+#endif
 .Lresume:
 	RET
 SYM_FUNC_END(kps_load)
