@@ -17,6 +17,7 @@
 #include <asm/insn.h>
 #include <asm/ptrace.h>
 #include <asm/segment.h>
+#include <linux/stringify.h>
 
 #ifdef CONFIG_X86_64
 #define SAVE_REGS_STRING			\
@@ -110,6 +111,22 @@
 #endif
 #define KP_SP		"%" _ASM_SP
 #define KP_AX		"%" _ASM_AX
+
+/*
+ * The ends of a trampoline's pt_regs frame: KP_REGS_OPEN reserves
+ * regs->ss and regs->sp and pushes regs->flags, leaving the flags as
+ * they were (lea, not sub), for SAVE_REGS_STRING to go on from;
+ * KP_REGS_CLOSE undoes SAVE_REGS_STRING and KP_REGS_OPEN, the flags
+ * restored from regs->flags.
+ */
+#define KP_REGS_OPEN							\
+	"	lea -" __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"	\
+	"	pushf\n"
+
+#define KP_REGS_CLOSE							\
+	RESTORE_REGS_STRING						\
+	"	popf\n"							\
+	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 
 /*
  * A detour stub (opt.c; a carrier's hit stub, core.c): at 0 the site whose

@@ -513,7 +513,7 @@ static int copy_insn(struct kprobe_site *s, struct insn *insn,
 	memcpy(buf, ai->orig, ai->len);
 	if (insn_rip_relative(insn)) {
 		/* target = addr + len + disp == to + len + new disp */
-		s64 disp = (s64)s->addr + insn->displacement.value - (long)to;
+		s64 disp = (long)s->addr + insn->displacement.value - (long)to;
 		unsigned int off = insn_offset_displacement(insn);
 
 		if (disp != (s32)disp)
@@ -1167,8 +1167,9 @@ static_assert(sizeof(long) == KP_WORD);
  * stack pointer the copy left, and kprobe_step_callback() finishes the
  * hit (as kprobe_finish_step() does at the int3 it replaces), then writes
  * where to go on over that return address.  The unwinder is told that
- * the stack pointer points at full pt_regs, so a stack trace from a post_handler goes
- * from here to the probed function and its callers, as from the int3.
+ * the stack pointer points at full pt_regs, so a stack trace from a
+ * post_handler goes from here to the probed function and its callers, as
+ * from the int3.
  */
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kprobe_step_trampoline\n"
@@ -1176,19 +1177,14 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"kprobe_step_trampoline:\n"
 	ANNOTATE_NOENDBR	/* reached by direct calls from slots only */
 	UNWIND_HINT_FUNC
-	/* regs->ss, regs->sp */
-	"	lea -" __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
-	"	pushf\n"			/* regs->flags */
+	KP_REGS_OPEN				/* regs->ss, sp, flags */
 	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	"	lea " __stringify(KP_REGS_SIZE + KP_WORD) "(" KP_SP "), " KP_AX "\n"
 	"	mov " KP_AX ", " __stringify(KP_REGS_SP) "(" KP_SP ")\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kprobe_step_callback\n"
-	RESTORE_REGS_STRING
-	"	popf\n"			/* IF as it was before the int3 */
-	/* keeps the flags just restored */
-	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
+	KP_REGS_CLOSE				/* IF as before the int3 */
 	UNWIND_HINT_FUNC
 	ASM_RET
 	".size kprobe_step_trampoline, .-kprobe_step_trampoline\n"
@@ -1213,7 +1209,7 @@ __used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
 	/*
 	 * lockdep saw the int3's exit restore the interrupted state; the
 	 * copy ran with IF clear, as the post_handlers do (they ran in the
-	 * second trap before).  The popfq gives IF back.
+	 * second trap before).  The popf gives IF back.
 	 */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && f->saved_if)
 		trace_hardirqs_off();
@@ -1592,10 +1588,7 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
-	RESTORE_REGS_STRING
-	"	popf\n"
-	/* keeps the flags just restored */
-	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
+	KP_REGS_CLOSE
 	ASM_RET
 	".size kretprobe_trampoline, .-kretprobe_trampoline\n"
 	".popsection\n"

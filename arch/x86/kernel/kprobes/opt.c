@@ -85,9 +85,7 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"kprobe_opt_trampoline:\n"
 	ANNOTATE_NOENDBR	/* reached by direct calls from detours only */
 	UNWIND_HINT_FUNC
-	/* regs->ss, regs->sp; flags kept */
-	"	lea -" __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
-	"	pushf\n"			/* regs->flags */
+	KP_REGS_OPEN				/* regs->ss, sp, flags */
 	/*
 	 * Interrupts off while the handlers run, as on the int3 path: the
 	 * IPI round of unregister_kprobe() then waits this hit out.  The
@@ -113,10 +111,7 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	"	mov " __stringify(KP_REGS_IP) "(" KP_SP "), " KP_AX "\n"
 	"	mov " KP_AX ", " __stringify(KP_REGS_SIZE) "(" KP_SP ")\n"
 	"1:\n"
-	RESTORE_REGS_STRING
-	"	popf\n"
-	/* keeps the flags just restored */
-	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
+	KP_REGS_CLOSE
 	UNWIND_HINT_FUNC
 	ASM_RET
 	".size kprobe_opt_trampoline, .-kprobe_opt_trampoline\n"
@@ -240,7 +235,7 @@ static int opt_copy_region(struct kprobe_site *s, u8 *buf,
 			return -EILSEQ;
 		to = stub + OPT_COPY_OFFSET + off;
 		if (insn_rip_relative(&insn)) {
-			s64 disp = (s64)(s->addr + off) +
+			s64 disp = (long)(s->addr + off) +
 				   insn.displacement.value - (long)to;
 
 			if (disp != (s32)disp)
