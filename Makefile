@@ -219,11 +219,12 @@ stress: build
 
 # Probe and registration cost of both implementations, side by side:
 # boots each kernel plainly and twice under -icount (harness/bench.sh).
-# BENCH_CONFIGS (default "default distro"): the distro kernels' row pairs.
+# BENCH_CONFIGS (default "default distro i386"): the distro kernels' row
+# pairs, and the per-hit rows on 32-bit x86 (make i386-test's kernels).
 bench:
 	@$(MAKE) --no-print-directory IMPL=ours build
 	@$(MAKE) --no-print-directory IMPL=upstream build
-	@case " $${BENCH_CONFIGS:-default distro} " in *" distro "*) \
+	@case " $${BENCH_CONFIGS:-default distro i386} " in *" distro "*) \
 		$(MAKE) --no-print-directory IMPL=ours DISTRO=1 build && \
 		$(MAKE) --no-print-directory IMPL=upstream DISTRO=1 build ;; esac
 	@$(H)/bench.sh

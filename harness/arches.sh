@@ -28,7 +28,7 @@ out=$BUILD/arches
 logs=$BUILD/logs/arches
 mkdir -p "$out" "$logs"
 
-# arch  ARCH=  CROSS_COMPILE  (Debian package)
+# arch  ARCH=  CROSS_COMPILE  (Debian package; "host": the host's gcc)
 table="
 arm64     arm64     aarch64-linux-gnu-       gcc-aarch64-linux-gnu
 arm       arm       arm-linux-gnueabihf-     gcc-arm-linux-gnueabihf
@@ -40,8 +40,8 @@ sh        sh        sh4-linux-gnu-           gcc-sh4-linux-gnu
 sparc     sparc     sparc64-linux-gnu-       gcc-sparc64-linux-gnu
 parisc    parisc    hppa-linux-gnu-          gcc-hppa-linux-gnu
 arc       arc       arc-linux-gnu-           gcc-arc-linux-gnu
-i386      i386      -                        -
-x86_64    x86_64    -                        -
+i386      i386      -                        host
+x86_64    x86_64    -                        host
 csky      csky      -                        -
 loongarch loongarch -                        -
 "
@@ -102,7 +102,7 @@ want=${ARCHES:-}
 # the cross compilers (not fatal: an arch without one shows no-cc)
 pairs=()
 while read -r a karch cross pkg; do
-	[ -n "$a" ] && [ "$pkg" != - ] || continue
+	[ -n "$a" ] && [ "$pkg" != - ] && [ "$pkg" != host ] || continue
 	if [ -n "$want" ] && ! [[ " $want " == *" $a "* ]]; then continue; fi
 	pairs+=("$pkg:${cross}gcc")
 done <<< "$table"
@@ -113,7 +113,7 @@ t0=$(date +%s)
 while read -r a karch cross pkg; do
 	[ -n "$a" ] || continue
 	if [ -n "$want" ] && ! [[ " $want " == *" $a "* ]]; then continue; fi
-	if [ "$cross" = - ] && [ "$a" != x86_64 ]; then
+	if [ "$cross" = - ] && [ "$pkg" != host ]; then
 		rows+=("$a no-cc no-cc (Debian ships no cross compiler)")
 		continue
 	fi

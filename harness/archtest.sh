@@ -10,9 +10,16 @@
 # console with harness/console.py: KUnit's kprobes_test must report,
 # every case pass, and the kernel print no report.  Last line:
 # "N passed, N failed, N skipped".
+#
+# archtest.sh i386 bench RUN (make bench, BENCH_CONFIGS naming i386): the
+# same kernel runs kprobes_bench.ko's per-hit phase instead, RUN "wall"
+# (plain TCG) or "icount*" (-icount shift=0); its console, with the
+# "kpb: " lines harness/bench.py reads, is $LOGS/i386-bench-RUN-IMPL.log.
 . "$(dirname "$0")/common.sh"
 
-arch=${1:?usage: archtest.sh arm64|i386}
+arch=${1:?usage: archtest.sh arm64|i386 [bench RUN]}
+bench=
+[ "${2:-}" = bench ] && bench=${3:?archtest.sh: bench needs a run name}
 case $arch in
 arm64)
 	cross=aarch64-linux-gnu-
@@ -82,24 +89,33 @@ say "building $arch kernel ($IMPL) in ${o#"$REPO"/}"
 # the module suites that apply to this arch
 rm -rf "$mods" && mkdir -p "$mods"
 src=$REPO/tools/testing/selftests/kprobes/modules
-cp "$src"/kprobes_api_main.c "$src"/kprobes_api_targets.h "$src"/kpt_ktap.h "$mods/"
-cat > "$mods/Kbuild" <<'KB'
+if [ -n "$bench" ]; then
+	cp "$REPO"/tools/testing/selftests/kprobes/bench/kprobes_bench_* "$mods/"
+	cat > "$mods/Kbuild" <<'KB'
+obj-m += kprobes_bench.o
+kprobes_bench-y := kprobes_bench_main.o kprobes_bench_targets.o
+KB
+	suites=kprobes_bench
+else
+	cp "$src"/kprobes_api_main.c "$src"/kprobes_api_targets.h "$src"/kpt_ktap.h "$mods/"
+	cat > "$mods/Kbuild" <<'KB'
 obj-m += kprobes_api.o
 kprobes_api-y := kprobes_api_main.o
 KB
-suites=kprobes_api
-if [ "$karch" = i386 ]; then
-	# the x86 assembly targets, in their 32-bit form, and the suite of
-	# jprobes and fault_handler (x86 only)
-	cp "$src"/kprobes_api_targets.S "$src"/kpt_direct.S \
-		"$src"/kpt_carrier_targets.S "$src"/kprobes_seed_main.c \
-		"$src"/kprobes_seed_targets.S "$src"/kprobes_seed_targets.h "$mods/"
-	cat >> "$mods/Kbuild" <<'KB'
+	suites=kprobes_api
+	if [ "$karch" = i386 ]; then
+		# the x86 assembly targets, in their 32-bit form, and the suite of
+		# jprobes and fault_handler (x86 only)
+		cp "$src"/kprobes_api_targets.S "$src"/kpt_direct.S \
+			"$src"/kpt_carrier_targets.S "$src"/kprobes_seed_main.c \
+			"$src"/kprobes_seed_targets.S "$src"/kprobes_seed_targets.h "$mods/"
+		cat >> "$mods/Kbuild" <<'KB'
 kprobes_api-y += kprobes_api_targets.o kpt_direct.o kpt_carrier_targets.o
 obj-m += kprobes_seed.o
 kprobes_seed-y := kprobes_seed_main.o kprobes_seed_targets.o
 KB
-	suites="kprobes_api kprobes_seed"
+		suites="kprobes_api kprobes_seed"
+	fi
 fi
 "${mk[@]}" M="$mods" modules > "$logs/$arch-mods-$IMPL.log" 2>&1 ||
 	{ tail -30 "$logs/$arch-mods-$IMPL.log"; die "$arch test modules failed"; }
@@ -114,8 +130,28 @@ for m in $suites; do
 	cp "$mods/$m.ko" "$root/lib/modules/kprobes/"
 done
 printf "%s\n" $suites > "$root/suites"
+if [ -n "$bench" ]; then
+	icount=0
+	case $bench in icount*) icount=1 ;; esac
+	echo "kprobes_bench phase=hit loops=${BENCH_LOOPS:-20000} icount=$icount" \
+		> "$root/suites"
+	: > "$root/exec"
+fi
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$o/initramfs.cpio"
 say "$arch kernel and initramfs built in $(( $(date +%s) - t0 ))s"
+
+if [ -n "$bench" ]; then
+	opts=()
+	case $bench in icount*) opts=(-icount shift=0) ;; esac
+	log=$logs/$arch-bench-$bench-$IMPL.log
+	python3 "$H/console.py" --mode exec --log "$log" \
+		--timeout "${BENCH_TIMEOUT:-3600}" -- \
+		"${qemu[@]}" "${opts[@]}" -smp "${SMP:-2}" -m 512M \
+		-nographic -no-reboot -kernel "$o/$image" \
+		-initrd "$o/initramfs.cpio" \
+		-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_ARGS:-}"
+	exit $?
+fi
 
 # No --strict-skips: cases for other arches' instructions skip here on
 # both kernels, each saying so.

@@ -10,9 +10,11 @@
 # and writes build/bench/bench.{txt,csv,png}.
 #   BENCH_RUNS   which of the runs (default "wall icount1 icount2")
 #   BENCH_IMPLS  which kernels (default "ours upstream")
-#   BENCH_CONFIGS which configs (default "default distro": each figure also
-#                on the DISTRO=1 kernels, config/distro.config, booted as
-#                make test-distro boots them: DISTRO_ARGS, DISTRO_CPU)
+#   BENCH_CONFIGS which configs (default "default distro i386": each figure
+#                also on the DISTRO=1 kernels, config/distro.config, booted
+#                as make test-distro boots them: DISTRO_ARGS, DISTRO_CPU;
+#                and the per-hit figures on 32-bit x86, the kernels of
+#                make i386-test, through harness/archtest.sh i386 bench)
 #   BENCH_TIMEOUT host seconds one boot may take (default 3600; the
 #                Makefile's TIMEOUT, 1200, is for the suites)
 #   BENCH_N, BENCH_KN, BENCH_LOOPS, BENCH_ONLY, BENCH_SCALE_S: passed to
@@ -24,9 +26,23 @@ mkdir -p "$out" "$LOGS"
 runs=${BENCH_RUNS:-wall icount1 icount2}
 src=$REPO/tools/testing/selftests/kprobes/bench
 
-configs=${BENCH_CONFIGS:-default distro}
+configs=${BENCH_CONFIGS:-default distro i386}
 for cfg in $configs; do
 for impl in ${BENCH_IMPLS:-ours upstream}; do
+	if [ "$cfg" = i386 ]; then
+		for run in $runs; do
+			say "bench: $impl-i386, $run"
+			t0=$(date +%s)
+			IMPL=$impl KSRC=$BUILD/tree-$impl KOBJ= \
+				"$H/archtest.sh" i386 bench "$run" \
+				> "$out/console-$impl-i386-$run.txt" 2>&1 ||
+				echo "  (the $impl-i386 $run boot failed: see $out/console-$impl-i386-$run.txt)"
+			cp "$LOGS/i386-bench-$run-$impl.log" "$out/log-$impl-i386-$run.txt" \
+				2>/dev/null || true
+			say "bench: $impl-i386, $run took $(( $(date +%s) - t0 ))s"
+		done
+		continue
+	fi
 	export IMPL=$impl KSRC=$BUILD/tree-$impl
 	export KOBJ=$KSRC/_build tag=$impl args=${KERNEL_ARGS:-} mk= qopts=
 	if [ "$cfg" = distro ]; then

@@ -15,11 +15,16 @@
  *               registration-cost figures, with their addresses in
  *               kpb_fn_table[]: distinct functions, as a tool attaching to
  *               a family of functions sees them.
+ *
+ * On 32-bit x86 the same shapes in 32-bit form (the argument in %eax, the
+ * kernel's regparm convention): lea is then 2 bytes, still short of a
+ * jump; kpb_long's mov, add, add, mov are 10 bytes.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
 
 	.text
+#ifdef CONFIG_X86_64
 SYM_FUNC_START(kpb_short)
 	leaq	(%rdi), %rax			/* 3 bytes: single-stepped */
 	RET
@@ -37,6 +42,36 @@ SYM_FUNC_START(kpb_long)
 	RET
 SYM_FUNC_END(kpb_long)
 
+#define KPB_ENDBR	endbr64
+#define KPB_MOV		movq %rdi, %rax
+#define KPB_ADD		addq
+#define KPB_AX		%rax
+#else
+SYM_FUNC_START(kpb_short)
+	leal	(%eax), %eax			/* 2 bytes: single-stepped */
+	RET
+SYM_FUNC_END(kpb_short)
+
+SYM_FUNC_START(kpb_mov)
+	movl	%eax, %ecx			/* ours emulates it */
+	RET
+SYM_FUNC_END(kpb_mov)
+
+SYM_FUNC_START(kpb_long)
+	movl	%eax, %edx
+	addl	$1, %edx
+	addl	$2, %edx
+	movl	%edx, %eax
+	RET
+SYM_FUNC_END(kpb_long)
+
+/* no IBT at 32 bits */
+#define KPB_ENDBR
+#define KPB_MOV		movl %eax, %ecx
+#define KPB_ADD		addl
+#define KPB_AX		%eax
+#endif
+
 #define KPB_NFUNCS 10000
 
 	.altmacro
@@ -46,13 +81,13 @@ SYM_FUNC_END(kpb_long)
 	.globl	kpb_fn_\n
 	.type	kpb_fn_\n, @function
 kpb_fn_\n:
-	endbr64
-	movq	%rdi, %rax
-	addq	$\n, %rax
+	KPB_ENDBR
+	KPB_MOV
+	KPB_ADD	$\n, KPB_AX
 	RET
 	.size	kpb_fn_\n, . - kpb_fn_\n
 	.popsection
-	.quad	kpb_fn_\n
+	_ASM_PTR	kpb_fn_\n
 	.endm
 
 	.section .rodata
