@@ -751,6 +751,144 @@ static int t_aggregate_order_and_post(void)
 	return kpt_failed;
 }
 
+/*
+ * A post_handler that joins a site while a hit is inside its jump's
+ * detour.  The detour runs pre_handlers only, with the instruction still
+ * ahead: that hit must not run the newcomer's post_handler, whose regs
+ * would show the instruction not yet executed.  One CPU's hit waits in a
+ * pre_handler (interrupts on, so that the jump's removal can reach it)
+ * until register_kprobe() of the post_handler's probe has returned on
+ * another.  Two pre-only probes, so that the hit takes the site's general
+ * path.  Every post_handler run must see regs->ip past the instruction,
+ * and the calls after register_kprobe() returned run it (upstream undoes
+ * the jump later: it says so).
+ */
+static atomic_t inflight_state;		/* 1: a hit waits; 2: released */
+static atomic_t inflight_post, inflight_post_bad;
+static bool inflight_timed_out;
+
+static int pre_inflight(struct kprobe *p, struct pt_regs *regs)
+{
+	u64 t0;
+
+	if (atomic_cmpxchg(&inflight_state, 0, 1) != 0)
+		return 0;
+	preempt_disable();	/* the per-CPU hit state stays ours */
+	local_irq_enable();
+	t0 = ktime_get_ns();
+	while (atomic_read(&inflight_state) != 2) {
+		if (ktime_get_ns() - t0 > 5 * NSEC_PER_SEC) {
+			inflight_timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	local_irq_disable();
+	preempt_enable();	/* interrupts off: no reschedule here */
+	return 0;
+}
+
+static int pre_none(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+static void post_inflight(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	atomic_inc(&inflight_post);
+	if (instruction_pointer(regs) != (unsigned long)kpt_asm_add)
+		atomic_inc(&inflight_post_bad);
+}
+
+static long inflight_result;
+static DECLARE_COMPLETION(inflight_done);
+
+static int inflight_fn(void *unused)
+{
+	inflight_result = call_asm(9);
+	complete(&inflight_done);
+	return 0;
+}
+
+static int t_post_joins_hit_in_flight(void)
+{
+	static struct kprobe kp[3];
+	struct task_struct *t;
+	int i, cpu, ret;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	for (i = 0; i < 3; i++) {
+		init_probe(&kp[i]);
+		kp[i].addr = (kprobe_opcode_t *)kpt_asm_mov;
+		kp[i].pre_handler = i ? pre_none : pre_inflight;
+	}
+	kp[2].post_handler = post_inflight;
+	atomic_set(&inflight_state, 2);		/* no hit waits yet */
+	atomic_set(&inflight_post, 0);
+	atomic_set(&inflight_post_bad, 0);
+	inflight_timed_out = false;
+	reinit_completion(&inflight_done);
+	for (i = 0; i < 2; i++) {
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp[i]), 0)) {
+			while (--i >= 0)
+				unregister_kprobe(&kp[i]);
+			return 1;
+		}
+	}
+	for (i = 0; i < 50 && *(u8 *)kpt_asm_mov != 0xe9; i++)
+		msleep(20);
+	if (*(u8 *)kpt_asm_mov != 0xe9) {
+		unregister_kprobe(&kp[1]);
+		unregister_kprobe(&kp[0]);
+		return KPT_SKIP_BECAUSE("this boot: the site was not optimized (1 s)");
+	}
+
+	atomic_set(&inflight_state, 0);		/* the next hit waits */
+	t = kthread_create(inflight_fn, NULL, "kpt_inflight");
+	if (!KPT_EXPECT(!IS_ERR(t))) {
+		unregister_kprobe(&kp[1]);
+		unregister_kprobe(&kp[0]);
+		return 1;
+	}
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	for (i = 0; i < 500 && atomic_read(&inflight_state) != 1; i++)
+		msleep(10);
+	KPT_EXPECT_EQ(atomic_read(&inflight_state), 1);
+	ret = register_kprobe(&kp[2]);
+	atomic_set(&inflight_state, 2);
+	wait_for_completion(&inflight_done);
+	KPT_EXPECT_EQ(ret, 0);
+	KPT_EXPECT_EQ(inflight_result, KPT_ASM_BASE + 9);
+	/* from now on the post_handler runs, after the instruction */
+	for (i = 0; i < 3; i++)
+		KPT_EXPECT_EQ(call_asm(i), KPT_ASM_BASE + i);
+	if (!ret)
+		unregister_kprobe(&kp[2]);
+	unregister_kprobe(&kp[1]);
+	unregister_kprobe(&kp[0]);
+	pr_info("# post_handler runs %d, %d before the instruction; hit waited %s\n",
+		atomic_read(&inflight_post), atomic_read(&inflight_post_bad),
+		inflight_timed_out ? "5 s (timed out)" : "for the registration");
+	KPT_EXPECT_EQ(atomic_read(&inflight_post_bad), 0);
+	if (upstream && !kpt_failed &&
+	    (inflight_timed_out || atomic_read(&inflight_post) < 3)) {
+		static char why[128];
+
+		snprintf(why, sizeof(why),
+			 "upstream differs: post_handler ran for %d of the 3 calls after register_kprobe()%s",
+			 atomic_read(&inflight_post),
+			 inflight_timed_out ? ", which waited for the hit" : "");
+		return KPT_SKIP_BECAUSE(why);
+	}
+	KPT_EXPECT(!inflight_timed_out);
+	KPT_EXPECT(atomic_read(&inflight_post) >= 3);
+	return kpt_failed;
+}
+
 static int t_batch_register(void)
 {
 	static struct kprobe kp[3];
@@ -3044,6 +3182,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("disable_enable", t_disable_enable),
 	X86_CASE("aggregate_probes", t_aggregate_probes),
 	X86_CASE("aggregate_order_and_post", t_aggregate_order_and_post),
+	X86_CASE("post_joins_hit_in_flight", t_post_joins_hit_in_flight),
 	X86_CASE("batch_register", t_batch_register),
 	X86_CASE("batch_rollback", t_batch_rollback),
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
