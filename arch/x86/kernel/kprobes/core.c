@@ -304,8 +304,15 @@ bool kprobe_insn_refused(struct insn *insn)
 
 	if (insn_has_emulate_prefix(insn) || insn_is_branch16(insn))
 		return true;
-	/* pop %ss: its interrupt shadow would cover our trap (32-bit only) */
+	/*
+	 * pop %ss (32-bit only) and mov to %ss: the instruction after them
+	 * runs in their interrupt shadow, and after a copy run out of line
+	 * that is the int3 which ends the step.  (VEX 0f38 8e is vpmaskmov.)
+	 */
 	if (IS_ENABLED(CONFIG_X86_32) && op == 0x17)
+		return true;
+	if (op == 0x8e && !insn->vex_prefix.nbytes &&
+	    X86_MODRM_REG(insn->modrm.value) == 2)
 		return true;
 	switch (op) {
 	case 0xcc: case 0xcd: case 0xce: case 0xf1:	/* int3, int, into, int1 */

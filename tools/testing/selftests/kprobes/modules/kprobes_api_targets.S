@@ -204,7 +204,22 @@ SYM_DATA(kpt_riprel_val, .long 0x5a5a5a5a)
 SYM_DATA(kpt_helper_ptr, .long kpt_asm_helper)
 
 #endif
+
+/*
+ * void kpt_asm_ss(void): reloads %ss with itself, never called: only
+ * registered at.  mov to %ss holds interrupts and traps off for one
+ * instruction, so a single-step of it out of line would trap past the
+ * jump back: registration refuses it.
+ */
+	.text
+SYM_FUNC_START(kpt_asm_ss)
+	movl	%ss, %eax			/* 8c d0 */
+.Lss:	movl	%eax, %ss			/* 8e d0 */
+	RET
+SYM_FUNC_END(kpt_asm_ss)
+
 	.section .rodata
+SYM_DATA(kpt_asm_ss_off, .long .Lss - kpt_asm_ss)
 SYM_DATA(kpt_branch_off, .long .Lb_jz - kpt_asm_branch, .Lb_call - kpt_asm_branch,
 	 .Lb_icr - kpt_asm_branch, .Lb_icm - kpt_asm_branch,
 	 .Lb_jmp - kpt_asm_branch, .Lb_zero - kpt_asm_branch,

@@ -31,6 +31,10 @@ long kpt_asm_xfer(long x);
 extern const int kpt_xfer_off[5];
 enum { X_PUSH, X_MOV89, X_MOV8B, X_MOV32, X_MOVR8 };
 
+/* mov to %ss (never called); the offset is that instruction's */
+void kpt_asm_ss(void);
+extern const int kpt_asm_ss_off;
+
 /* atomically ++*p; the offset is that of the lock prefix (.smp_locks) */
 void kpt_asm_lock(long *p);
 extern const int kpt_asm_lock_off;
