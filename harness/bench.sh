@@ -33,6 +33,8 @@ for impl in ${BENCH_IMPLS:-ours upstream}; do
 		for run in $runs; do
 			say "bench: $impl-i386, $run"
 			t0=$(date +%s)
+			# no earlier run's figures if this one dies early
+			rm -f "$LOGS/i386-bench-$run-$impl.log" "$out/log-$impl-i386-$run.txt"
 			IMPL=$impl KSRC=$BUILD/tree-$impl KOBJ= \
 				"$H/archtest.sh" i386 bench "$run" \
 				> "$out/console-$impl-i386-$run.txt" 2>&1 ||

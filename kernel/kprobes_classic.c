@@ -5,13 +5,13 @@
  * x86's backend is written for the core's probe sites
  * (<linux/kprobes_core.h>).  The twelve other arches that have kprobes
  * (arc, arm, arm64, csky, loongarch, mips, parisc, powerpc, riscv, s390,
- * sh, sparc) keep their Linux 6.12 backends unchanged; this file serves
+ * sh, sparc) keep their existing backends unchanged; this file serves
  * the interface those backends were written against, on top of the sites:
  *
  *  - Each site holds one struct kprobe for its backend (kprobe_site.kp),
  *    the probe that backend prepares (arch_prepare_kprobe()), arms and
  *    disarms (arch_arm_kprobe()/arch_disarm_kprobe(), under cpus_read_lock
- *    and text_mutex as in 6.12: several backends call
+ *    and text_mutex, as they always were: several backends call
  *    stop_machine_cpuslocked() or assert text_mutex) and removes
  *    (arch_remove_kprobe(), a grace period after it was disarmed).  The
  *    backend owns its opcode and ainsn; the registered probes are never
@@ -42,7 +42,7 @@
  *
  * Not served: jprobes (register_jprobe() returns -EOPNOTSUPP), fault
  * handlers (the backends never call them) and jump optimization (arm's
- * and powerpc's optimizers are written for 6.12's aggregate probes;
+ * and powerpc's optimizers are written for struct optimized_kprobe;
  * OPTPROBES depends on HAVE_KPROBE_SITES): their probes stay breakpoints.
  *
  * Locking: as the core's (kernel/kprobes.c).  The site hooks run under
@@ -104,7 +104,7 @@ static void classic_site_post(struct kprobe *hkp, struct pt_regs *regs,
 	if (!READ_ONCE(s->has_post))
 		return;
 	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (kprobe_disabled(kp) || !kp->post_handler)
+		if (!kprobe_runs_post(kp))
 			continue;
 		__this_cpu_write(current_kprobe, kp);
 		kp->post_handler(kp, regs, flags);
@@ -157,7 +157,7 @@ int arch_prepare_site(struct kprobe_site *s)
 	if (s->flags & KPROBE_SITE_ON_ENTRY)
 		hkp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 
-	/* 6.12's context: some backends patch a slot with stop_machine */
+	/* the backends' context: some patch a slot with stop_machine */
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	if (s->flags & KPROBE_SITE_FTRACE)
@@ -205,7 +205,7 @@ void arch_kprobe_poke_sync(bool wait_hits)
 		synchronize_rcu();
 }
 
-/* ---- 6.12's defaults for what a backend may override -------------------- */
+/* ---- the defaults for what a backend may override ----------------------- */
 
 /*
  * addr is the symbol's address plus offset: a function's entry is its

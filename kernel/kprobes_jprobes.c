@@ -13,7 +13,7 @@
  * post_handlers, as for any hit (kprobe_jprobe_resume(), in the arch's
  * hit path).
  *
- * So, beyond the seed, which allowed one jprobe per function: any number
+ * So, where jprobes once allowed one jprobe per function, any number
  * of jprobes share a site with kprobes and kretprobes, and every handler
  * of the site runs in registration order, jprobe handlers included.
  *
@@ -101,7 +101,7 @@ int register_jprobes(struct jprobe **jps, int num)
 	ret = -ENOMEM;
 	if (!kps || !pre || !post)
 		goto out;
-	/* a jprobe's kprobe is ours: no handlers of the caller's run there */
+	/* a jprobe's kprobe is the jprobe's own: no caller handlers run there */
 	for (i = 0; i < num; i++) {
 		kps[i] = &jps[i]->kp;
 		pre[i] = kps[i]->pre_handler;

@@ -28,7 +28,7 @@
  *    trampoline, runs the handlers of this frame's instances and gives
  *    them back; kretprobe_find_ret_addr() lets unwinders see through the
  *    trampoline; kprobe_flush_task() recycles a dead task's instances.
- *  - For the classic backends (kernel/kprobes_classic.c): the 6.12
+ *  - For the classic backends (kernel/kprobes_classic.c): their
  *    entry points __kretprobe_trampoline_handler() and the frame-less
  *    walk; rethook-based ones use kprobes_classic.c's pools instead.
  *

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobes, engine binding: a probepoint of one process made
- * into a consumer of 6.12's inode probes (kernel/events/uprobes.c).
+ * into a consumer of the inode-based uprobes (kernel/events/uprobes.c).
  *
- * 6.12 keeps one breakpoint engine for user space: a probe is a (file,
+ * The kernel keeps one breakpoint engine for user space: a probe is a (file,
  * offset) pair, and each consumer's filter says in which address spaces
  * the breakpoint goes.  uprobe_events, perf and BPF use it; a second
- * engine would fight it for the same int3s.  So a point of the seed's
- * model, (process, address), becomes:
+ * engine would fight it for the same int3s.  So a point of the
+ * per-process model, (process, address), becomes:
  *
  *  - the file and offset the process maps at that address (the vma is
  *    looked up once, at registration; a later munmap is the caller's job,
- *    as the seed says);
+ *    as the API documents);
  *  - a consumer whose filter admits only that process's mm, so the
  *    engine writes the breakpoint into that mm alone (with the same
  *    copy-on-write as ptrace: other processes mapping the file keep their
@@ -22,9 +22,9 @@
  * A fork child inherits the probed page.  Its first hit reaches our
  * handler with another mm: we answer UPROBE_HANDLER_REMOVE, the engine
  * asks our filter, which refuses that mm, and removes the breakpoint from
- * the child.  The child never reaches a seed handler; it takes one extra
- * trap per probepoint (a documented deviation from the seed, whose utrace
- * engine stripped the child at fork).
+ * the child.  The child never reaches a handler; it takes one extra
+ * trap per probepoint (utrace-based uprobes stripped the child at fork;
+ * Documentation/trace/uprobes-process.rst says so).
  *
  * What the engine cannot probe, we refuse before asking it: anonymous
  * memory (JIT code) and writable or shared executable mappings get
@@ -212,7 +212,7 @@ void uprobe_site_show(struct seq_file *m, struct uprobe_point *pp)
  * uprobe_site_in_handler - is current running uprobe handlers?
  *
  * The engine sets utask->auprobe around its consumer handlers.  An
- * operation the seed says must wait until the probepoint's handlers have
+ * operation the API says must wait until the probepoint's handlers have
  * run is asked from there.
  *
  * Return: true inside a handler.

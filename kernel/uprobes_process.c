@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Per-process uprobes: the seed's register_uprobe(pid, vaddr) API
- * (Documentation/trace/uprobes-process.rst) as a layer over 6.12's inode
- * probes.
+ * Per-process uprobes: the register_uprobe(pid, vaddr) API
+ * (Documentation/trace/uprobes-process.rst) as a layer over the
+ * inode-based uprobes.
  *
  * Model.  A struct uprobe names a process and an address in it.  Probes
  * at the same (process, address) share one probepoint (struct
  * uprobe_point); the points of one address space hang off one struct
  * uprobe_process, keyed by its mm.  uprobes_inode.c turns a point into a
- * breakpoint through 6.12's engine and calls uprobe_point_hit(), which
+ * breakpoint through that engine and calls uprobe_point_hit(), which
  * runs the point's handlers in registration order.
  *
- * What the seed took from utrace, and what stands in for it here:
+ * What utrace-based uprobes took from utrace, and what stands in for it here:
  *  - quiescing the process to write the breakpoint: the engine writes it
  *    with the mm's mmap_lock held for writing, as ptrace does, and never
  *    stops a thread; so no system call ends early with EINTR;
@@ -486,7 +486,7 @@ EXPORT_SYMBOL_GPL(unregister_uprobe);
  * uprobe_process_mm_exit - an address space is being torn down
  * @mm: the mm, its last user gone (exit, or the old mm of an exec)
  *
- * Called by the engine's uprobe_clear_state().  The seed unregisters a
+ * Called by the engine's uprobe_clear_state().  The API unregisters a
  * process's probes when it exits or execs; this marks the process dead
  * and lets a worker do it, since this runs from mmput(), which the engine
  * itself calls with its locks held.  Takes only a spinlock.

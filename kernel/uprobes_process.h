@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Per-process uprobes: what the seed-facing half (uprobes_process.c) and
+ * Per-process uprobes: what the API half (uprobes_process.c) and
  * the engine binding that places its probepoints (uprobes_inode.c) share.
  *
- * The seed-facing half knows processes, probepoints and the probes on
+ * The API half knows processes, probepoints and the probes on
  * them; it never looks inside struct uprobe_site.  The engine binding
  * knows how a (process, address) pair becomes a breakpoint and calls
  * uprobe_point_hit() when the probed thread reaches it.  Another engine
- * (one that can probe anonymous or JIT memory, which 6.12's cannot) would
- * provide the same five functions and its own struct uprobe_site.
+ * (one that can probe anonymous or JIT memory, which the inode engine
+ * cannot) would provide the same five functions and its own struct
+ * uprobe_site.
  */
 #ifndef _KERNEL_UPROBES_PROCESS_H
 #define _KERNEL_UPROBES_PROCESS_H
@@ -19,10 +20,10 @@
 
 struct seq_file;
 
-/* Where the engine keeps one probepoint: a consumer of 6.12's inode probe. */
+/* Where the engine keeps one probepoint: a consumer of an inode probe. */
 struct uprobe_site {
 	struct uprobe_consumer uc;	/* filter: only this point's mm */
-	struct inode_uprobe *iu;	/* 6.12's probe at (inode, offset) */
+	struct inode_uprobe *iu;	/* the probe at (inode, offset) */
 	struct file *file;		/* keeps the inode and its mount */
 	loff_t offset;			/* of the instruction in @file */
 };

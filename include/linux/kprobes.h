@@ -42,7 +42,10 @@
 #include <linux/rethook.h>
 #include <asm/kprobes.h>
 
-/* ours, where the API promises more than upstream's (tests check this) */
+/*
+ * Defined where the API promises more than kprobes always did (kernel-doc
+ * below): test modules check for it.
+ */
 #define KPROBES_ANEW 1
 
 #ifdef CONFIG_KPROBES
@@ -118,7 +121,7 @@ struct kprobe {
 
 #define KPROBE_FLAG_GONE	BIT(0)	/* its code is gone (module unloaded) */
 #define KPROBE_FLAG_DISABLED	BIT(1)	/* registered but not firing */
-/* upstream's; never set here: kprobe_optimized() asks the probe's site */
+/* kept for source compatibility; never set: kprobe_optimized() asks the site */
 #define KPROBE_FLAG_OPTIMIZED	BIT(2)
 #define KPROBE_FLAG_FTRACE	BIT(3)	/* reached through ftrace at an fentry site */
 #define KPROBE_FLAG_ON_FUNC_ENTRY BIT(4) /* sits on a function's entry */
@@ -232,7 +235,7 @@ struct jprobe {
 	void *entry;	/* the handler: same prototype as the probed function */
 };
 
-/* what the seed's modules wrote as .entry = JPROBE_ENTRY(handler) */
+/* what older modules wrote as .entry = JPROBE_ENTRY(handler) */
 #define JPROBE_ENTRY(pentry)	((kprobe_opcode_t *)(pentry))
 
 struct kretprobe_blackpoint {
@@ -433,9 +436,9 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 
 #ifdef CONFIG_KPROBES_CLASSIC
 /*
- * The interface of the arch backends other than x86's, as Linux 6.12
- * defined it (kernel/kprobes_classic.c serves it).  Every probe site has
- * one struct kprobe the backend sees: get_kprobe() returns it, its
+ * The interface of the arch backends other than x86's, as it was
+ * defined before probe sites (kernel/kprobes_classic.c serves it).
+ * Every probe site has one struct kprobe the backend sees: get_kprobe() returns it, its
  * handlers run the site's probes, and the arch owns its opcode and ainsn.
  * The arch defines current_kprobe and kprobe_ctlblk (whose kprobe_status
  * the core sets to KPROBE_HIT_ACTIVE around handlers it runs itself), and
@@ -583,7 +586,7 @@ static inline void wait_for_kprobe_optimizer(void) { }
 /*
  * ftrace asks before an ops that diverts calls (IPMODIFY, a direct
  * trampoline) takes functions: an entry probe armed past the fentry call
- * (a carrier, kernel/kprobes.c) would miss them, so it moves onto the
+ * (a carrier, kernel/kprobes_carriers.c) would miss them, so it moves onto the
  * ftrace hook first.
  */
 struct ftrace_ops;

@@ -66,7 +66,7 @@ struct kprobe_site {
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
 	/*
-	 * Carriers (kernel/kprobes.c): an fentry site armed, instead of by
+	 * Carriers (kernel/kprobes_carriers.c): an fentry site armed, instead of by
 	 * an ftrace hook, by an int3 site on the instruction after its nop,
 	 * which nothing else reaches.  On the fentry site, carrier is that
 	 * int3 site (kprobe_mutex; NULL: hooked or disarmed); on the int3
@@ -339,6 +339,12 @@ static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
 				    list_entry_rcu(s->probes.next, struct kprobe, list));
 }
 
+/* does kp's post_handler run on a hit (here and in kprobes_classic.c)? */
+static nokprobe_inline bool kprobe_runs_post(struct kprobe *kp)
+{
+	return !kprobe_disabled(kp) && kp->post_handler;
+}
+
 /* the post_handlers of site s, in registration order, on the top frame f */
 static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 					     struct kprobe_frame *f,
@@ -349,7 +355,7 @@ static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 	if (!READ_ONCE(s->has_post))
 		return;
 	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (kprobe_disabled(kp) || !kp->post_handler)
+		if (!kprobe_runs_post(kp))
 			continue;
 		kprobe_frame_set_kp(f, kp);
 		kp->post_handler(kp, regs, 0);

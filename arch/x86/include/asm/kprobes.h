@@ -22,7 +22,7 @@ typedef u8 kprobe_opcode_t;
 /*
  * How the probed instruction is carried out after the pre_handlers:
  *  KP_STEP     run the copy in the slot, then trap on the int3 after it
- *              (the "second int3" single-step of 6.12, no TF trap)
+ *              (no TF trap)
  *  KP_EMULATE  the instruction changes IP (jmp, jcc, call, ret, ...),
  *              or is a register push/move (the usual first instructions
  *              of a function): emulate it on regs, no slot execution at
@@ -101,7 +101,7 @@ static __always_inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *re
  * registers).  Beyond it the handler reads its own frame.
  */
 #define JPROBE_MAX_STACK_SIZE	128
-/* the seed's name for it */
+/* the name older modules use */
 #define MAX_STACK_SIZE		JPROBE_MAX_STACK_SIZE
 
 /* One level of hit state; nested hits (re-entry, NMI) push another. */

@@ -2,7 +2,7 @@
 #ifndef __X86_KERNEL_KPROBES_COMMON_H
 #define __X86_KERNEL_KPROBES_COMMON_H
 /*
- * Building a struct pt_regs on the stack in trampolines (ours, and
+ * Building a struct pt_regs on the stack in trampolines (these, and
  * arch/x86/kernel/rethook.c, which includes this file).
  *
  * SAVE_REGS_STRING runs with regs->flags just pushed: it reserves

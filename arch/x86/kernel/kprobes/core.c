@@ -46,10 +46,11 @@
  * shadow cannot be kept), ud2, system instructions of 0f 01 (but
  * clac/stac/rdtscp), and anything with an emulate prefix.
  *
- * Carriers (kernel/kprobes.c): an int3 on the instruction after a fentry
- * nop standing for the fentry site's ftrace hook.  Its hit runs nothing
- * in the trap: it returns into the carrier's hit stub, which calls the
- * optimizer's trampoline (arch_prepare_carrier(), kprobe_int3_carrier()).
+ * Carriers (kernel/kprobes_carriers.c): an int3 on the instruction after
+ * a fentry nop standing for the fentry site's ftrace hook.  Its hit runs
+ * nothing in the trap: it returns into the carrier's hit stub, which
+ * calls the optimizer's trampoline (arch_prepare_carrier(),
+ * kprobe_int3_carrier()).
  *
  * Per-CPU state (struct kprobe_ctlblk) is a stack of frames, so a hit
  * inside a handler or inside a single-step (an NMI) nests cleanly: the
@@ -832,15 +833,16 @@ static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
  *     after a function's fentry nop, not in the hash table yet;
  *     c->carried is that fentry site
  *
- * Its int3 then stands for the fentry site's ftrace hook (kernel/kprobes.c
- * explains carriers), so every hit on it must be a call of the function
- * and every call must hit it: nothing in the function may reach c->addr
- * but the nop before it, run through (no jump, call, loop or jcc aims
- * there, no indirect jump could, no exception fixup lands there; nor a
- * static branch or the function's cold part), and no other patcher may
- * own its bytes.  Its instruction must run anywhere:
- * one that could be boosted, or a push or register move.  Builds the
- * hit stub (prepare_hit_stub()); needs the optimizer's trampoline.
+ * Its int3 then stands for the fentry site's ftrace hook
+ * (kernel/kprobes_carriers.c explains carriers), so every hit on it must
+ * be a call of the function and every call must hit it: nothing in the
+ * function may reach c->addr but the nop before it, run through (no
+ * jump, call, loop or jcc aims there, no indirect jump could, no
+ * exception fixup lands there; nor a static branch or the function's
+ * cold part), and no other patcher may own its bytes.  Its instruction
+ * must run anywhere: one that could be boosted, or a push or register
+ * move.  Builds the hit stub (prepare_hit_stub()); needs the optimizer's
+ * trampoline.
  *
  * Return: 0; -EBUSY (another patcher's bytes), -EINVAL (something may
  * reach it, or an instruction that must run in place), -EOPNOTSUPP (no
@@ -1230,7 +1232,7 @@ __used __visible notrace void kprobe_step_callback(struct pt_regs *regs)
 NOKPROBE_SYMBOL(kprobe_step_callback);
 
 /*
- * A fault_handler that handled a #PF.  6.12's #PF path WARNs when the
+ * A fault_handler that handled a #PF.  The #PF path WARNs when the
  * kprobes hook returns 1 (it expects only the single-step fixup, done
  * with 0), so we answer 0 and let its exception-table search find an
  * entry of ours: the fault "happened" at kprobe_fault_landing, whose

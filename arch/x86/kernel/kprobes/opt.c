@@ -311,7 +311,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
 	/*
 	 * The site whose probes a hit runs, and whose address + 1 is regs->ip:
-	 * a carrier's is the fentry site it carries (kernel/kprobes.c).
+	 * a carrier's is the fentry site it carries (kprobes_carriers.c).
 	 */
 	hit = s->carried ?: s;
 	memcpy(buf, &hit, sizeof(hit));

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kprobes: fentry sites on ftrace's hook.
+ *
+ * An fentry site is armed by hooking its function on one of two
+ * ftrace_ops of the arch's (arch/x86/kernel/kprobes/ftrace.c): the plain
+ * one, or the IPMODIFY one for a site whose hits may move regs->ip.
+ * What lives here:
+ *  - kprobe_batch_ftrace(): the ftrace side of a batch (kprobes.c), the
+ *    filter changes of all its sites in one update per ops and direction;
+ *  - ftrace_sync_sites(): the sites' moves between the two ops,
+ *    make-before-break;
+ *  - lingering hooks: unhooking waits a little, in case the site comes
+ *    back (below).
+ *
+ * Locking: everything here runs under kprobe_mutex; ftrace takes its own
+ * locks (and text_mutex) inside each update.
+ */
+
+#include <linux/kprobes.h>
+#include <linux/kprobes_core.h>
+#include <linux/ftrace.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/workqueue.h>
+
+#include "kprobes_internal.h"
+
+/*
+ * Lingering hooks.  Unhooking an fentry site is an ftrace filter update,
+ * and ftrace walks every record it has for each (about 4.7 M instructions
+ * on a distribution kernel, whatever the number of sites): what a tool
+ * detaching its probes one by one pays per probe.  So a site that leaves
+ * the plain ops stays hooked there ("lingers"): the callback finds no
+ * armed site at it and returns at once.  The lingering hooks are
+ * removed together, in one update, by kprobe_linger_work a little later
+ * (KPROBE_LINGER_DELAY), or at once when their module goes; a site that
+ * comes to a lingering address on the plain ops takes its hook over with
+ * no update at all (a tool detaching and attaching again).  Never on the
+ * IPMODIFY ops: livepatch and BPF trampolines need that ops off a
+ * function as soon as its probes are.  All under kprobe_mutex.
+ */
+#define KPROBE_LINGER_DELAY	(HZ / 4)
+
+struct kprobe_linger {
+	struct hlist_node node;
+	unsigned long ip;
+};
+
+static DEFINE_HASHTABLE(kprobe_lingering, 8);
+static unsigned int kprobe_nr_lingering;
+
+static void kprobe_linger_work_fn(struct work_struct *unused);
+static DECLARE_DELAYED_WORK(kprobe_linger_work, kprobe_linger_work_fn);
+
+/* ip's hook stays on the plain ops; false if memory is short */
+static bool kprobe_linger_add(unsigned long ip)
+{
+	struct kprobe_linger *l = kmalloc(sizeof(*l), GFP_KERNEL);
+
+	if (!l)
+		return false;
+	l->ip = ip;
+	hash_add(kprobe_lingering, &l->node, ip);
+	if (!kprobe_nr_lingering++)
+		schedule_delayed_work(&kprobe_linger_work, KPROBE_LINGER_DELAY);
+	return true;
+}
+
+/* was ip's hook lingering?  Then it is the caller's now */
+static bool kprobe_linger_take(unsigned long ip)
+{
+	struct kprobe_linger *l;
+
+	if (!kprobe_nr_lingering)
+		return false;
+	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+		if (l->ip == ip) {
+			hash_del(&l->node);
+			kfree(l);
+			kprobe_nr_lingering--;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Unhook the lingering sites for which in() holds (every one if in is
+ * NULL), in one ftrace update.
+ */
+void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
+{
+	struct kprobe_linger *l;
+	struct hlist_node *t;
+	unsigned long *ips;
+	int bkt, n = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_nr_lingering)
+		return;
+	ips = kvmalloc_array(kprobe_nr_lingering, sizeof(*ips), GFP_KERNEL);
+	hash_for_each_safe(kprobe_lingering, bkt, t, l, node) {
+		if (in && !in(l->ip, arg))
+			continue;
+		if (ips)
+			ips[n++] = l->ip;
+		else	/* no memory for a list: one update each */
+			kprobe_ftrace_update(false, NULL, 0, &l->ip, 1);
+		hash_del(&l->node);
+		kfree(l);
+		kprobe_nr_lingering--;
+	}
+	if (n)
+		kprobe_ftrace_update(false, NULL, 0, ips, n);
+	kvfree(ips);
+}
+
+static void kprobe_linger_work_fn(struct work_struct *unused)
+{
+	mutex_lock(&kprobe_mutex);
+	kprobe_linger_flush(NULL, NULL);
+	mutex_unlock(&kprobe_mutex);
+}
+
+/*
+ * ftrace updates that hooked a site moving off its carrier, so far: a
+ * wait begun after update N covers the moves it hooked (kprobe_mutex)
+ */
+unsigned long kprobe_hook_seq;
+
+/* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
+enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
+
+/* hooked, and wants to stay hooked but on the other ops */
+static bool ftrace_site_moves(struct kprobe_site *s)
+{
+	return (s->flags & KPROBE_SITE_ARMED) && kprobe_site_wants_armed(s) &&
+	       kprobe_site_ipmodify(s) != s->armed_ipmodify;
+}
+
+/*
+ * Bring the ftrace sites on @sites to what their probes want now (hooked
+ * or not, on which ops): the differences go to ftrace in one update per
+ * ops and direction, whatever their number.  @buf has room for
+ * FT_LISTS * @cnt addresses.  Empties @sites.
+ *
+ * A site moving to the other ops is hooked there before it is unhooked
+ * from its old one (make-before-break), with a wait for every CPU to
+ * leave ftrace's ops list between the steps; while on both, one
+ * callback of the two acts (see arch/x86/kernel/kprobes/ftrace.c).  So a
+ * call to it always runs its probes, exactly once.  If the new ops
+ * refuses it (another IPMODIFY user owns the function), it stays where it
+ * was and the error is returned.
+ */
+static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
+			     int cnt)
+{
+	unsigned long *ips[FT_LISTS];
+	int n[FT_LISTS] = { 0 }, ret = 0, err, i;
+	bool hooked[2] = { true, true }, moving = false, unhooked_plain = false;
+	bool carriers_hooked = false;
+	struct kprobe_site *s, *t;
+
+	for (i = 0; i < FT_LISTS; i++)
+		ips[i] = buf + i * cnt;
+	list_for_each_entry(s, sites, ftrace_node) {
+		bool armed = s->flags & KPROBE_SITE_ARMED;
+		bool want = kprobe_site_wants_armed(s), post = kprobe_site_ipmodify(s);
+
+		if (ftrace_site_moves(s)) {
+			WRITE_ONCE(s->ftrace_dual, true);
+			moving = true;
+		} else if (armed && !want) {
+			/* its hook stays while nothing else changes */
+			if (!s->armed_ipmodify && kprobe_linger_add(s->addr))
+				continue;
+			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
+			ips[i][n[i]++] = s->addr;
+			continue;
+		} else if (armed || !want) {
+			continue;
+		} else if (kprobe_linger_take(s->addr)) {
+			if (!post) {
+				/* hooked already: armed from now on */
+				s->flags |= KPROBE_SITE_ARMED;
+				s->armed_ipmodify = false;
+				continue;
+			}
+			/* off the plain ops in this update, once on the other */
+			ips[FT_DEL][n[FT_DEL]++] = s->addr;
+			unhooked_plain = true;
+		}
+		i = post ? FT_ADD_IPMODIFY : FT_ADD;
+		ips[i][n[i]++] = s->addr;
+	}
+	/* every callback from now on sees which sites are on both */
+	if (moving)
+		kprobe_ftrace_walk_sync();
+	for (i = 0; i < 2; i++) {
+		err = kprobe_ftrace_update(i, ips[FT_ADD + i], n[FT_ADD + i],
+					   NULL, 0);
+		if (err) {
+			hooked[i] = false;
+			ret = ret ?: err;
+		}
+	}
+	if (moving) {
+		/* every call from now on finds the movers on their new ops */
+		kprobe_ftrace_walk_sync();
+		list_for_each_entry(s, sites, ftrace_node) {
+			if (!ftrace_site_moves(s) || !hooked[kprobe_site_ipmodify(s)])
+				continue;
+			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
+			ips[i][n[i]++] = s->addr;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		kprobe_ftrace_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
+	/*
+	 * every call from now on finds each mover on one ops only, and no
+	 * callback of the plain ops still runs for a lingering hook taken
+	 * over by the IPMODIFY one
+	 */
+	if (moving || unhooked_plain)
+		kprobe_ftrace_walk_sync();
+
+	/* the same decisions again, now recorded in the sites */
+	list_for_each_entry_safe(s, t, sites, ftrace_node) {
+		bool armed = s->flags & KPROBE_SITE_ARMED;
+		bool want = kprobe_site_wants_armed(s), post = kprobe_site_ipmodify(s);
+
+		list_del_init(&s->ftrace_node);
+		WRITE_ONCE(s->ftrace_dual, false);
+		if (armed && !want) {
+			armed = false;
+		} else if (want && hooked[post] &&
+			   (!armed || post != s->armed_ipmodify)) {
+			armed = true;
+			s->armed_ipmodify = post;
+		}
+		if (armed)
+			s->flags |= KPROBE_SITE_ARMED;
+		else
+			s->flags &= ~KPROBE_SITE_ARMED;
+		if (armed && s->carrier_moving && !s->carrier_hooked) {
+			s->carrier_hooked = kprobe_hook_seq + 1;
+			carriers_hooked = true;
+		}
+	}
+	if (carriers_hooked)
+		kprobe_hook_seq++;
+	return ret;
+}
+
+/* is ip's hook lingering? */
+bool kprobe_linger_has(unsigned long ip)
+{
+	struct kprobe_linger *l;
+
+	if (!kprobe_nr_lingering)
+		return false;
+	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+		if (l->ip == ip)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Apply the ftrace filter changes a batch collected.  Called with
+ * kprobe_mutex held, before it is dropped, by every path that re-synced
+ * sites.
+ *
+ * Return: 0, or ftrace's error for sites to hook (they stay unhooked;
+ * register_kprobes() then rolls its probes back).
+ */
+int kprobe_batch_ftrace(struct kprobe_batch *b)
+{
+	unsigned long *buf, one[FT_LISTS], seq = kprobe_hook_seq;
+	struct kprobe_site *s;
+	int cnt = 0, ret = 0, err;
+	bool moving = false;
+
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_carriers_sync(b);
+	list_for_each_entry(s, &b->ftrace, ftrace_node) {
+		moving |= !!s->carrier_moving;
+		cnt++;
+	}
+	if (!cnt)
+		return 0;
+	buf = kvmalloc_array(FT_LISTS * cnt, sizeof(*buf), GFP_KERNEL);
+	if (buf) {
+		ret = ftrace_sync_sites(&b->ftrace, buf, cnt);
+		kvfree(buf);
+	} else {
+		/* no memory for the lists: one site at a time */
+		while (!list_empty(&b->ftrace)) {
+			LIST_HEAD(single);
+
+			list_move(b->ftrace.next, &single);
+			err = ftrace_sync_sites(&single, one, 1);
+			ret = ret ?: err;
+		}
+	}
+	if (moving) {
+		if (kprobe_hook_seq != seq)
+			kprobe_carriers_kick();
+		kprobe_carriers_refused();
+	}
+	return ret;
+}
