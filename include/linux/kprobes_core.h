@@ -273,6 +273,12 @@ static nokprobe_inline struct kprobe_site *__kprobe_site_lookup(unsigned long ad
 
 struct kprobe_site *kprobe_site_lookup(unsigned long addr);
 
+/* does kp's post_handler run on a hit (both hit paths' walks)? */
+static nokprobe_inline bool kprobe_runs_post(struct kprobe *kp)
+{
+	return !kprobe_disabled(kp) && kp->post_handler;
+}
+
 #ifdef CONFIG_HAVE_KPROBE_SITES
 /*
  * The probe that stands for a site while no handler runs (during the
@@ -337,12 +343,6 @@ static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
 {
 	return kprobe_site_pre_from(s, f, regs,
 				    list_entry_rcu(s->probes.next, struct kprobe, list));
-}
-
-/* does kp's post_handler run on a hit (here and in kprobes_classic.c)? */
-static nokprobe_inline bool kprobe_runs_post(struct kprobe *kp)
-{
-	return !kprobe_disabled(kp) && kp->post_handler;
 }
 
 /* the post_handlers of site s, in registration order, on the top frame f */
