@@ -7,7 +7,9 @@
  *
  *   int kpt_cold_target(int a, int b): a + b; its cold part,
  *	"kpt_cold_target.cold", called directly, jumps to that
- *	instruction, as gcc's cold parts jump back into their function;
+ *	instruction, as gcc's cold parts jump back into their function
+ *	(and the function jumps to it on an overflow, which the tests'
+ *	arguments never cause);
  *   int kpt_jl_target(int a, int b): a, through that instruction twice
  *	when b != 0 and kpt_jl_key is on: the static branch (a 5-byte nop
  *	while the key is off) jumps back to it.
@@ -42,6 +44,8 @@ SYM_FUNC_START(kpt_cold_target)
 .Lcold_in:
 	mov	A, %ecx
 	add	B, %ecx
+	/* the hot part reaches its cold part, as gcc's does (never here) */
+	jo	kpt_cold_target.cold
 	mov	%ecx, %eax
 	RET
 SYM_FUNC_END(kpt_cold_target)
