@@ -324,7 +324,6 @@ static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	return 0;
 }
 
-
 /*
  * Sites retired by a batch are freed after a grace period, off the
  * caller's path: a work item per batch (a shared one could run before

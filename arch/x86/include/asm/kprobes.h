@@ -136,7 +136,7 @@ void kprobe_opt_trampoline(void);			/* opt.c */
 struct kprobe_site;
 __noendbr int kprobe_opt_callback(struct pt_regs *regs, struct kprobe_site *s);
 void jprobe_return_prepare(void);
-unsigned long kprobe_carrier_resume(struct kprobe_site *c);	/* core.c */
+unsigned long kprobe_carrier_resume(struct kprobe_site *c);	/* carrier.c */
 
 #else
 

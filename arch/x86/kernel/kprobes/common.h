@@ -129,7 +129,7 @@
 	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 
 /*
- * A detour stub (opt.c; a carrier's hit stub, core.c): at 0 the site whose
+ * A detour stub (opt.c; a carrier's hit stub, carrier.c): at 0 the site whose
  * probes a hit runs, at OPT_CALL_OFFSET a call to kprobe_opt_trampoline,
  * at OPT_COPY_OFFSET the instructions it stands for, then a jump back.
  * Literals: the trampoline's asm uses one.
@@ -137,18 +137,22 @@
 #define OPT_CALL_OFFSET	8
 #define OPT_COPY_OFFSET	13
 
-/* core.c, for opt.c */
+/* decode.c, for core.c, carrier.c and opt.c */
 struct kprobe_site;
 struct arch_specific_insn;
 int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf);
+int kprobe_copy_insn(struct kprobe_site *s, struct insn *insn,
+		     kprobe_opcode_t *to, u8 *buf);
 bool kprobe_insn_refused(struct insn *insn);
 void kprobe_insn_classify(struct insn *insn, struct arch_specific_insn *ai);
 bool kprobe_insn_jumps_into(struct insn *insn, unsigned long a,
 			    unsigned long from, unsigned long to);
+/* carrier.c */
 struct kprobe_frame;
 struct pt_regs;
 void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs);
+int kprobe_int3_carrier(struct pt_regs *regs, struct kprobe_site *c);
 
 /*
  * A trampoline's pt_regs (built by SAVE_REGS_STRING) as a kernel trap
