@@ -911,8 +911,8 @@ static int t_post_in_flight(int cpu)
 	}
 	kthread_bind(t, cpu);
 	wake_up_process(t);
-	for (i = 0; i < 500 && atomic_read(&inflight_state) != 1; i++)
-		msleep(10);
+	for (i = 0; i < 250 && atomic_read(&inflight_state) != 1; i++)
+		msleep(20);
 	KPT_EXPECT_EQ(atomic_read(&inflight_state), 1);
 	ret = register_kprobe(&kp[2]);
 	atomic_set(&inflight_state, 2);
