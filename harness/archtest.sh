@@ -18,8 +18,9 @@
 . "$(dirname "$0")/common.sh"
 
 arch=${1:?usage: archtest.sh arm64|i386 [bench RUN]}
-bench=
+bench= icount=0 bench_qemu=()
 [ "${2:-}" = bench ] && bench=${3:?archtest.sh: bench needs a run name}
+case $bench in icount*) icount=1 bench_qemu=(-icount shift=0) ;; esac
 case $arch in
 arm64)
 	cross=aarch64-linux-gnu-
@@ -131,8 +132,6 @@ for m in $suites; do
 done
 printf "%s\n" $suites > "$root/suites"
 if [ -n "$bench" ]; then
-	icount=0
-	case $bench in icount*) icount=1 ;; esac
 	echo "kprobes_bench phase=hit loops=${BENCH_LOOPS:-20000} icount=$icount" \
 		> "$root/suites"
 	: > "$root/exec"
@@ -141,12 +140,10 @@ fi
 say "$arch kernel and initramfs built in $(( $(date +%s) - t0 ))s"
 
 if [ -n "$bench" ]; then
-	opts=()
-	case $bench in icount*) opts=(-icount shift=0) ;; esac
 	log=$logs/$arch-bench-$bench-$IMPL.log
 	python3 "$H/console.py" --mode exec --log "$log" \
 		--timeout "${BENCH_TIMEOUT:-3600}" -- \
-		"${qemu[@]}" "${opts[@]}" -smp "${SMP:-2}" -m 512M \
+		"${qemu[@]}" "${bench_qemu[@]}" -smp "${SMP:-2}" -m 512M \
 		-nographic -no-reboot -kernel "$o/$image" \
 		-initrd "$o/initramfs.cpio" \
 		-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_ARGS:-}"

@@ -438,8 +438,9 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 /*
  * The interface of the arch backends other than x86's, as it was
  * defined before probe sites (kernel/kprobes_classic.c serves it).
- * Every probe site has one struct kprobe the backend sees: get_kprobe() returns it, its
- * handlers run the site's probes, and the arch owns its opcode and ainsn.
+ * Every probe site has one struct kprobe the backend sees: get_kprobe()
+ * returns it, its handlers run the site's probes, and the arch owns its
+ * opcode and ainsn.
  * The arch defines current_kprobe and kprobe_ctlblk (whose kprobe_status
  * the core sets to KPROBE_HIT_ACTIVE around handlers it runs itself), and
  * declares arch_remove_kprobe() and kprobe_fault_handler().
@@ -586,8 +587,8 @@ static inline void wait_for_kprobe_optimizer(void) { }
 /*
  * ftrace asks before an ops that diverts calls (IPMODIFY, a direct
  * trampoline) takes functions: an entry probe armed past the fentry call
- * (a carrier, kernel/kprobes_carriers.c) would miss them, so it moves onto the
- * ftrace hook first.
+ * (a carrier, kernel/kprobes_carriers.c) would miss them, so it moves
+ * onto the ftrace hook first.
  */
 struct ftrace_ops;
 #ifdef CONFIG_KPROBE_CARRIERS

@@ -66,9 +66,9 @@ struct kprobe_site {
 	bool has_post;			/* a probe has a post_handler: no boost */
 	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
 	/*
-	 * Carriers (kernel/kprobes_carriers.c): an fentry site armed, instead of by
-	 * an ftrace hook, by an int3 site on the instruction after its nop,
-	 * which nothing else reaches.  On the fentry site, carrier is that
+	 * Carriers (kernel/kprobes_carriers.c): an fentry site armed,
+	 * instead of by an ftrace hook, by an int3 site on the instruction
+	 * after its nop, which nothing else reaches.  On the fentry site, carrier is that
 	 * int3 site (kprobe_mutex; NULL: hooked or disarmed); on the int3
 	 * site, carried is the fentry site whose probes its hits run (set
 	 * for the int3 site's whole life; it has no probes of its own).

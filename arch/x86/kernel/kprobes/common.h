@@ -129,9 +129,10 @@
 	"	lea " __stringify(2 * KP_WORD) "(" KP_SP "), " KP_SP "\n"
 
 /*
- * A detour stub (opt.c; a carrier's hit stub, carrier.c): at 0 the site whose
- * probes a hit runs, at OPT_CALL_OFFSET a call to kprobe_opt_trampoline,
- * at OPT_COPY_OFFSET the instructions it stands for, then a jump back.
+ * A detour stub (opt.c; a carrier's hit stub, carrier.c): at 0 the site
+ * whose probes a hit runs, at OPT_CALL_OFFSET a call to
+ * kprobe_opt_trampoline, at OPT_COPY_OFFSET the instructions it stands
+ * for, then a jump back.
  * Literals: the trampoline's asm uses one.
  */
 #define OPT_CALL_OFFSET	8

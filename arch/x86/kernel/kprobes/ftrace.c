@@ -110,9 +110,9 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 	struct kprobe_frame *f;
 
 	/*
-	 * A hook left lingering (kernel/kprobes_ftrace.c) on a site whose probes
-	 * are all disabled, or one the IPMODIFY ops is taking over: nothing
-	 * to run.  (An armed site's hits start once it is marked so.)
+	 * A hook left lingering (kernel/kprobes_ftrace.c) on a site whose
+	 * probes are all disabled, or one the IPMODIFY ops is taking over:
+	 * nothing to run.  (An armed site's hits start once it is marked so.)
 	 */
 	if (unlikely(!(READ_ONCE(s->flags) & KPROBE_SITE_ARMED)))
 		return false;
@@ -133,9 +133,9 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 		kprobe_frame_pop(kcb);
 	}
 	/*
-	 * Moving off its carrier (kernel/kprobes_carriers.c): this call has had its
-	 * hit here (or its miss counted), so it must not meet the carrier's
-	 * int3 too.  Unless a handler sent it elsewhere, it goes on in a
+	 * Moving off its carrier (kernel/kprobes_carriers.c): this call has
+	 * had its hit here (or its miss counted), so it must not meet the
+	 * carrier's int3 too.  Unless a handler sent it elsewhere, it goes on in a
 	 * copy of the carrier's instruction.  One load: the carrier, or
 	 * NULL once the move is over (its memory outlives this hit).  No
 	 * other ftrace user diverts the function meanwhile

@@ -16,61 +16,39 @@
  *               kpb_fn_table[]: distinct functions, as a tool attaching to
  *               a family of functions sees them.
  *
- * On 32-bit x86 the same shapes in 32-bit form (the argument in %eax, the
- * kernel's regparm convention): lea is then 2 bytes, still short of a
- * jump; kpb_long's mov, add, add, mov are 10 bytes.
+ * On 32-bit x86 the same instructions in 32-bit form (the argument in
+ * %eax, the kernel's regparm convention): lea is then 2 bytes, still
+ * short of a jump; kpb_long's mov, add, add are 8 bytes.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
 
-	.text
+/* the argument, and whether functions begin with an IBT landing pad */
 #ifdef CONFIG_X86_64
-SYM_FUNC_START(kpb_short)
-	leaq	(%rdi), %rax			/* 3 bytes: single-stepped */
-	RET
-SYM_FUNC_END(kpb_short)
-
-SYM_FUNC_START(kpb_mov)
-	movq	%rdi, %rax			/* ours emulates it */
-	RET
-SYM_FUNC_END(kpb_mov)
-
-SYM_FUNC_START(kpb_long)
-	movq	%rdi, %rax
-	addq	$1, %rax
-	addq	$2, %rax
-	RET
-SYM_FUNC_END(kpb_long)
-
+#define KPB_ARG		%rdi
 #define KPB_ENDBR	endbr64
-#define KPB_MOV		movq %rdi, %rax
-#define KPB_ADD		addq
-#define KPB_AX		%rax
 #else
+#define KPB_ARG		%eax
+#define KPB_ENDBR
+#endif
+
+	.text
 SYM_FUNC_START(kpb_short)
-	leal	(%eax), %eax			/* 2 bytes: single-stepped */
+	lea	(KPB_ARG), %_ASM_AX		/* 3 bytes (2 on i386): stepped */
 	RET
 SYM_FUNC_END(kpb_short)
 
 SYM_FUNC_START(kpb_mov)
-	movl	%eax, %ecx			/* ours emulates it */
+	mov	KPB_ARG, %_ASM_AX		/* ours emulates it */
 	RET
 SYM_FUNC_END(kpb_mov)
 
 SYM_FUNC_START(kpb_long)
-	movl	%eax, %edx
-	addl	$1, %edx
-	addl	$2, %edx
-	movl	%edx, %eax
+	mov	KPB_ARG, %_ASM_AX
+	add	$1, %_ASM_AX
+	add	$2, %_ASM_AX
 	RET
 SYM_FUNC_END(kpb_long)
-
-/* no IBT at 32 bits */
-#define KPB_ENDBR
-#define KPB_MOV		movl %eax, %ecx
-#define KPB_ADD		addl
-#define KPB_AX		%eax
-#endif
 
 #define KPB_NFUNCS 10000
 
@@ -82,8 +60,8 @@ SYM_FUNC_END(kpb_long)
 	.type	kpb_fn_\n, @function
 kpb_fn_\n:
 	KPB_ENDBR
-	KPB_MOV
-	KPB_ADD	$\n, KPB_AX
+	mov	KPB_ARG, %_ASM_AX
+	add	$\n, %_ASM_AX
 	RET
 	.size	kpb_fn_\n, . - kpb_fn_\n
 	.popsection

@@ -156,6 +156,15 @@ static int t_x86_only(void)
 #define KPT_TRAP_IP_OFF		0
 #endif
 
+/*
+ * Does this config make optimizable probes jumps?  Not without the
+ * optimizer, nor on a preemptible kernel without Tasks RCU (a preempted
+ * task could sit in the covered bytes).
+ */
+#define KPT_JUMPS_EXPECTED						\
+	(IS_ENABLED(CONFIG_OPTPROBES) &&				\
+	 !(IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)))
+
 /* Addresses inside the targets, computed at run time (see the .S file). */
 #define kpt_asm_mov ((char *)call_asm + kpt_asm_off_mov)
 #define kpt_asm_add ((char *)call_asm + kpt_asm_off_add)
@@ -887,27 +896,24 @@ static int t_post_in_flight(int cpu)
 	wait_for_kprobe_optimizer();
 #else
 	/* upstream's optimizer runs 5 jiffies after a change */
-	for (i = 0; i < 50 && *(u8 *)kpt_asm_mov != 0xe9; i++)
+	for (i = 0; i < 50 && *(u8 *)kpt_asm_mov != JMP32_INSN_OPCODE; i++)
 		msleep(20);
 #endif
-	if (*(u8 *)kpt_asm_mov != 0xe9) {
-		unregister_kprobe(&kp[1]);
-		unregister_kprobe(&kp[0]);
-		if (!IS_ENABLED(CONFIG_OPTPROBES) ||
-		    (IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)))
-			return KPT_SKIP_BECAUSE("this boot: no jump optimization in this config");
-		if (upstream)
-			return KPT_SKIP_BECAUSE("upstream did not optimize the site within 1 s");
-		KPT_EXPECT_EQ(*(u8 *)kpt_asm_mov, 0xe9);	/* it must be a jump */
-		return 1;
+	if (*(u8 *)kpt_asm_mov != JMP32_INSN_OPCODE) {
+		if (!KPT_JUMPS_EXPECTED)
+			ret = KPT_SKIP_BECAUSE("this boot: no jump optimization in this config");
+		else if (upstream)
+			ret = KPT_SKIP_BECAUSE("upstream did not optimize the site within 1 s");
+		else	/* it must be a jump */
+			ret = !KPT_EXPECT_EQ(*(u8 *)kpt_asm_mov, JMP32_INSN_OPCODE);
+		goto out;
 	}
 
 	atomic_set(&inflight_state, 0);		/* the next hit waits */
 	t = kthread_create(inflight_fn, NULL, "kpt_inflight");
 	if (!KPT_EXPECT(!IS_ERR(t))) {
-		unregister_kprobe(&kp[1]);
-		unregister_kprobe(&kp[0]);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	kthread_bind(t, cpu);
 	wake_up_process(t);
@@ -925,13 +931,15 @@ static int t_post_in_flight(int cpu)
 		KPT_EXPECT_EQ(call_asm(i), KPT_ASM_BASE + i);
 	if (!ret)
 		unregister_kprobe(&kp[2]);
-	unregister_kprobe(&kp[1]);
-	unregister_kprobe(&kp[0]);
 	pr_info("# post_handler runs %d, %d before the instruction; hit waited %s\n",
 		atomic_read(&inflight_post), atomic_read(&inflight_post_bad),
 		inflight_timed_out ? "5 s (timed out)" : "for the registration");
 	KPT_EXPECT_EQ(atomic_read(&inflight_post_bad), 0);
-	return kpt_failed;
+	ret = kpt_failed;
+out:
+	unregister_kprobe(&kp[1]);
+	unregister_kprobe(&kp[0]);
+	return ret;
 }
 
 static int t_batch_register(void)
@@ -1201,8 +1209,7 @@ static int t_carrier_entry(void)
 		KPT_EXPECT_EQ(h.pre_si, 4);
 		wait_for_kprobe_optimizer();
 	}
-	if (IS_ENABLED(CONFIG_OPTPROBES) &&
-	    !(IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU))) {
+	if (KPT_JUMPS_EXPECTED) {
 		KPT_EXPECT(kprobe_optimized(&kp1));
 		KPT_EXPECT_EQ(*next, JMP32_INSN_OPCODE);
 	}
