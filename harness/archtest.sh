@@ -98,10 +98,11 @@ kprobes_bench-y := kprobes_bench_main.o kprobes_bench_targets.o
 KB
 	suites=kprobes_bench
 else
-	cp "$src"/kprobes_api_main.c "$src"/kprobes_api_targets.h "$src"/kpt_ktap.h "$mods/"
+	cp "$src"/kprobes_api.h "$src"/kprobes_api_*.c "$src"/kprobes_api_targets.h \
+		"$src"/kpt_ktap.h "$mods/"
 	cat > "$mods/Kbuild" <<'KB'
 obj-m += kprobes_api.o
-kprobes_api-y := kprobes_api_main.o
+kprobes_api-y := kprobes_api_main.o kprobes_api_basic.o kprobes_api_kretprobes.o
 KB
 	suites=kprobes_api
 	if [ "$karch" = i386 ]; then
@@ -112,6 +113,8 @@ KB
 			"$src"/kprobes_seed_targets.S "$src"/kprobes_seed_targets.h "$mods/"
 		cat >> "$mods/Kbuild" <<'KB'
 kprobes_api-y += kprobes_api_targets.o kpt_direct.o kpt_carrier_targets.o
+kprobes_api-y += kprobes_api_aggregate.o kprobes_api_smp.o kprobes_api_ftrace.o
+kprobes_api-y += kprobes_api_carriers.o kprobes_api_text.o kprobes_api_insn.o
 obj-m += kprobes_seed.o
 kprobes_seed-y := kprobes_seed_main.o kprobes_seed_targets.o
 KB

@@ -13,6 +13,11 @@ things it brings in, at their final content:
     Removed: path                           (entries of patches/REMOVED)
     Transient: FILE | SED-SCRIPT | NN       (an edit that holds from this
                                              patch until patch NN undoes it)
+    Aside: SRC -> DST | NN                  (the base's SRC is renamed to DST
+                                             here, unchanged, and patch NN
+                                             deletes it; a header leaves a
+                                             forwarding #include behind until
+                                             our SRC arrives)
 
     changelog...
 
@@ -22,7 +27,10 @@ patch, and the diffs keep their numeric order along the series, so the top
 of the series is exactly what the build lays over the base
 (harness/tree.sh).  A transient edit keeps an intermediate step building
 and booting where a file arrives later (x86 selects HAVE_OPTPROBES only
-once the optimizer is in).
+once the optimizer is in).  Moving an upstream file aside lets ours of the
+same name arrive as a new file, reviewable alone, while the old one still
+builds; one patch switches the build over and a deletion-only one removes
+what was moved aside.
 
   series.py make     commits each step on the base (build/series-base, a git
                      import of the pristine tree), git format-patch's the
@@ -32,9 +40,17 @@ once the optimizer is in).
                      and checks it: identical to build/tree-ours,
                      checkpatch --strict clean, get_maintainer names our
                      entries, every step builds (FULL=1: and boots and passes
-                     KUnit's kprobes_test); last line "N passed, N failed"
+                     KUnit's kprobes_test); last line "N passed, N failed".
+                     checkpatch's FILE_PATH_CHANGES ("does MAINTAINERS need
+                     updating?") counts only if a file the patch adds, moves
+                     or deletes is outside our sections' F: lines.  A patch
+                     that touches only selftests, Documentation or
+                     MAINTAINERS keeps the kernel of the patch before it
+                     (not rebuilt or booted again); the selftest modules it
+                     touches are built against that kernel.
 """
 
+import fnmatch
 import glob
 import os
 import re
@@ -99,7 +115,7 @@ class Step:
         self.path = path
         self.num = int(os.path.basename(path).split('-')[0])
         self.headers = {'Subject': [], 'Files': [], 'Diffs': [], 'Removed': [],
-                        'Transient': []}
+                        'Transient': [], 'Aside': []}
         self.files = []
         text = open(path).read()
         head, _, body = text.partition('\n\n')
@@ -125,6 +141,12 @@ class Step:
             if len(parts) != 3 or not parts[2].isdigit():
                 die('%s: Transient: FILE | SED-SCRIPT | NN' % path)
             self.transients.append((parts[0], parts[1], int(parts[2])))
+        self.asides = []
+        for a in self.headers['Aside']:
+            m = re.match(r'(\S+)\s+->\s+(\S+)\s+\|\s+(\d+)$', a)
+            if not m:
+                die('%s: Aside: SRC -> DST | NN' % path)
+            self.asides.append((m.group(1), m.group(2), int(m.group(3))))
 
 
 def load_steps():
@@ -196,6 +218,28 @@ def assign(steps):
         for f, _, until in s.transients:
             if until <= s.num or until > len(steps):
                 errors.append('%s: Transient on %s must end at a later patch' % (s.path, f))
+        for src, dst, until in s.asides:
+            if until <= s.num or until > len(steps):
+                errors.append('%s: Aside of %s must end at a later patch' % (s.path, src))
+            if not os.path.exists(os.path.join(SRC, src)) or \
+               os.path.exists(os.path.join(SRC, dst)):
+                errors.append('%s: Aside: the base must have %s and not %s'
+                              % (s.path, src, dst))
+            if src.endswith('.h') and not re.match(r'(arch/[^/]+/)?include/', src):
+                errors.append('%s: Aside: %s has no <...> path for a forwarding '
+                              'header' % (s.path, src))
+            if dst in owned:
+                errors.append('%s: Aside: %s is a file we own' % (s.path, dst))
+            for t in steps:
+                edits = [d for d in t.diffs
+                         if src in diff_targets(os.path.join(REPO, 'patches', d))]
+                edits += [f for f, _, _ in t.transients if f == src]
+                if s.num <= t.num < until and edits:
+                    errors.append('%s: Aside: patch %02d edits %s while it is aside'
+                                  % (s.path, t.num, src))
+                if any(dst in diff_targets(os.path.join(REPO, 'patches', d))
+                       for d in t.diffs) or any(f == dst for f, _, _ in t.transients):
+                    errors.append('%s: Aside: patch %02d edits %s' % (s.path, t.num, dst))
     if errors:
         die('series/ does not cover the repository exactly once:\n  ' + '\n  '.join(errors))
 
@@ -214,7 +258,18 @@ def universe(steps):
             u.update(diff_targets(os.path.join(REPO, 'patches', d)))
         u.update(s.removed)
         u.update(f for f, _, _ in s.transients)
+        for src, dst, _ in s.asides:
+            u.update((src, dst))
     return sorted(u)
+
+
+def forwarding_header(src, dst):
+    """What stays at a header's old path while the base's copy is aside."""
+    first = open(os.path.join(SRC, src)).readline()
+    inc = re.sub(r'^(arch/[^/]+/)?include/', '', dst)
+    return ((first if 'SPDX-License-Identifier' in first else '') +
+            '/* Moved aside while its replacement is added; see <%s>. */\n'
+            '#include <%s>\n' % (inc, inc)).encode()
 
 
 def state(steps, k, tmp):
@@ -261,9 +316,20 @@ def state(steps, k, tmp):
                 die('patch %02d: the transient edit of %s (from patch %02d) '
                     'changes nothing' % (k, f, s.num))
     out = {}
+    aside = {}
+    for s in done:
+        for src, dst, until in s.asides:
+            aside[src] = (dst, k < until)
     for f in universe(steps):
         p = os.path.join(stage, f)
-        if f in gone:
+        moved = [(src, dst, live) for src, (dst, live) in aside.items() if dst == f]
+        if moved:
+            src, _, live = moved[0]
+            out[f] = open(os.path.join(SRC, src), 'rb').read() if live else None
+        elif f in aside and not os.path.exists(p):
+            dst, live = aside[f]
+            out[f] = forwarding_header(f, dst) if live and f.endswith('.h') else None
+        elif f in gone:
             out[f] = None
         elif os.path.exists(p):
             out[f] = open(p, 'rb').read()
@@ -380,7 +446,7 @@ def make_series():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
     git('format-patch', '-q', '--cover-letter', '--base=%s' % base,
-        '--break-rewrites', '--signature=%s' % ver,
+        '--break-rewrites', '-M', '--signature=%s' % ver,
         '-o', OUT, 'base..series', env=env)
     cover = sorted(glob.glob(os.path.join(OUT, '0000-*.patch')))[0]
     tmpl = open(os.path.join(REPO, 'series', 'cover-letter.txt')).read()
@@ -477,6 +543,82 @@ def boot_kunit(obj, log):
     return True, ('kprobes_test pass:%s fail:%s skip:%s' % n[-1][:3]) if n else ''
 
 
+def not_kbuild(path):
+    """Is path something building bzImage and the in-tree modules never
+    reads?  Documentation/Kconfig is sourced by Kconfig, and device tree
+    bindings are read by dtbs builds."""
+    if path.startswith(('Documentation/Kconfig', 'Documentation/devicetree/')):
+        return False
+    return path == 'MAINTAINERS' or path.startswith(('tools/testing/', 'Documentation/'))
+
+
+def selftest_dirs(tree, changed):
+    """The kbuild directories (with a Kbuild file) of our selftests that
+    the changed paths are in."""
+    dirs = set()
+    for f in changed:
+        d = os.path.dirname(f)
+        if d.startswith('tools/testing/selftests/kprobes') and \
+           os.path.exists(os.path.join(tree, d, 'Kbuild')):
+            dirs.add(d)
+    return sorted(dirs)
+
+
+def build_selftests(tree, obj, dirs, log):
+    """Build each directory's modules against obj, out of tree; return the
+    first that fails or warns, else None.  Their objects are cleaned."""
+    for d in dirs:
+        m = os.path.join(tree, d)
+        with open(log, 'a') as fh:
+            r = subprocess.run(['make', '-s', '-C', obj, 'M=' + m, '-j2', 'modules'],
+                               stdout=fh, stderr=subprocess.STDOUT)
+        warned = any(': warning:' in l or 'WARNING:' in l for l in open(log))
+        subprocess.run(['make', '-s', '-C', obj, 'M=' + m, 'clean'],
+                       capture_output=True)
+        if r.returncode or warned:
+            return d
+    return None
+
+
+def our_patterns(tree, rev):
+    """The F: and X: patterns of the KPROBES and UPROBES sections at rev."""
+    text = git('show', '%s:MAINTAINERS' % rev, cwd=tree)
+    pats, sec = {'F': [], 'X': []}, None
+    for line in text.split('\n'):
+        if line and not line[1:2] == ':':
+            sec = line.strip()
+        elif line[:2] in ('F:', 'X:') and sec in ('KPROBES', 'UPROBES'):
+            pats[line[0]].append(line[2:].strip())
+    return pats
+
+
+def matches(path, pat):
+    """get_maintainer's file_match_pattern(): a pattern naming a directory
+    (with or without its slash) takes everything below it; a glob
+    matches within its own directory level; else the exact path."""
+    if pat.endswith('/') or path.startswith(pat + '/'):
+        return path.startswith(pat.rstrip('/') + '/')
+    return fnmatch.fnmatchcase(path, pat) and path.count('/') == pat.count('/')
+
+
+def covered(path, pats):
+    return any(matches(path, p) for p in pats['F']) and \
+        not any(matches(path, p) for p in pats['X'])
+
+
+def uncovered(tree, commit, patch):
+    """Files the patch adds, renames or deletes that our sections do not
+    list: new names at the commit, old names at its parent."""
+    text = open(patch).read()
+    new = re.findall(r'^diff --git a/\S+ b/(\S+)\n(?:new file mode|similarity)', text, re.M)
+    new += re.findall(r'^rename to (\S+)', text, re.M)
+    old = re.findall(r'^diff --git a/(\S+) b/\S+\ndeleted file mode', text, re.M)
+    old += re.findall(r'^rename from (\S+)', text, re.M)
+    after, before = our_patterns(tree, commit), our_patterns(tree, commit + '^')
+    return sorted(set([f for f in new if not covered(f, after)] +
+                      [f for f in old if not covered(f, before)]))
+
+
 def check_series():
     full = os.environ.get('FULL') == '1'
     steps = load_steps()
@@ -538,6 +680,8 @@ def check_series():
 
     # 4. per patch: checkpatch, get_maintainer, build (and boot)
     configure_log = os.path.join(LOGS, 'configure.log')
+    prev_ok = prev_boot = None
+    built_at = 0
     for s, patch, commit in zip(steps, patches, commits):
         cp = subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict', '--no-summary',
                              '--show-types', patch], cwd=tree, capture_output=True,
@@ -548,9 +692,20 @@ def check_series():
         c = len(re.findall(r'^CHECK:', out, re.M))
         open(os.path.join(LOGS, 'checkpatch-%02d.log' % s.num), 'w').write(out)
         types = sorted(set(re.findall(r'^CHECK:([A-Z_]+):', out, re.M)))
+        answered = ''
+        if w == 1 and re.search(r'^WARNING:FILE_PATH_CHANGES:', out, re.M):
+            # checkpatch asks whether MAINTAINERS needs updating for a
+            # patch that adds, moves or deletes files and does not touch
+            # it: no, if our sections list every such file already
+            left = uncovered(tree, commit, patch)
+            if not left:
+                w = 0
+                answered = '; FILE_PATH_CHANGES answered: our F: lines cover its files'
+            else:
+                answered = '; not in our F: lines: ' + ' '.join(left[:3])
         res.case(e == 0 and w == 0, 'patch_%02d_checkpatch_strict' % s.num,
-                 '%d errors, %d warnings, %d checks%s' % (e, w, c,
-                  (' (' + ' '.join(types) + ')') if types else ''))
+                 '%d errors, %d warnings, %d checks%s%s' % (e, w, c,
+                  (' (' + ' '.join(types) + ')') if types else '', answered))
         # with the patch applied: it adds the MAINTAINERS lines of its files
         git('checkout', '-q', commit, cwd=tree)
         gm = subprocess.run(['perl', 'scripts/get_maintainer.pl', '--no-git',
@@ -560,6 +715,30 @@ def check_series():
         res.case(bool(secs), 'patch_%02d_get_maintainer' % s.num, ' '.join(secs) or
                  'neither KPROBES nor UPROBES')
 
+        # A patch that only touches what the kernel's build never reads
+        # (selftests, Documentation, MAINTAINERS) leaves the kernel of the
+        # patch before it: that build (and boot) is not redone.  The
+        # selftest modules it touches are built against that kernel.
+        changed = [f for f in git('diff', '--name-only', '--no-renames',
+                                  commit + '^', commit, cwd=tree).split('\n') if f]
+        if prev_ok is not None and all(not_kbuild(f) for f in changed):
+            detail = 'kernel as patch %02d' % built_at
+            ok = prev_ok
+            mods = selftest_dirs(tree, changed)
+            if prev_ok and mods:
+                log = os.path.join(LOGS, 'build-%02d.log' % s.num)
+                open(log, 'w').close()
+                bad = build_selftests(tree, obj, mods, log)
+                ok = not bad
+                detail += '; ' + ('%s failed, see %s' % (bad, os.path.relpath(log, REPO))
+                                  if bad else 'test modules build: ' + ' '.join(
+                                      m.split('/kprobes/')[-1] or '.' for m in mods))
+            res.case(ok, 'patch_%02d_builds' % s.num, detail)
+            if full:
+                res.case(prev_boot, 'patch_%02d_boots_kprobes_test' % s.num,
+                         'kernel as patch %02d' % built_at)
+            continue
+        built_at = s.num
         log = os.path.join(LOGS, 'build-%02d.log' % s.num)
         open(log, 'w').close()
         rc = configure(tree, obj, log)
@@ -577,13 +756,15 @@ def check_series():
                   'build failed, see %s' % os.path.relpath(log, REPO) if rc else
                   '%d warnings: %s' % (len(warns), warns[0].strip()) if warns else
                   'builds (%s)%s' % (opt, took))
-        res.case(rc == 0 and not need and not warns, 'patch_%02d_builds' % s.num, detail)
+        prev_ok = rc == 0 and not need and not warns
+        res.case(prev_ok, 'patch_%02d_builds' % s.num, detail)
         if full:
             if rc or need:
+                prev_boot = False
                 res.case(False, 'patch_%02d_boots_kprobes_test' % s.num, 'not built')
             else:
-                ok, why = boot_kunit(obj, os.path.join(LOGS, 'boot-%02d.log' % s.num))
-                res.case(ok, 'patch_%02d_boots_kprobes_test' % s.num, why)
+                prev_boot, why = boot_kunit(obj, os.path.join(LOGS, 'boot-%02d.log' % s.num))
+                res.case(prev_boot, 'patch_%02d_boots_kprobes_test' % s.num, why)
     git('checkout', '-q', 'check', cwd=tree)
     print('# the top of the series is build/tree-ours, which make test runs')
     print('%d passed, %d failed' % (res.passed, res.failed))

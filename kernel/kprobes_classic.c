@@ -94,21 +94,17 @@ static int classic_site_pre(struct kprobe *hkp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(classic_site_pre);
 
+static nokprobe_inline void classic_running(struct kprobe *kp, void *unused)
+{
+	__this_cpu_write(current_kprobe, kp);
+}
+
 /* the backend's post_handler call, after the single-step */
 static void classic_site_post(struct kprobe *hkp, struct pt_regs *regs,
 			      unsigned long flags)
 {
-	struct kprobe_site *s = classic_site(hkp);
-	struct kprobe *kp;
-
-	if (!READ_ONCE(s->has_post))
-		return;
-	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (!kprobe_runs_post(kp))
-			continue;
-		__this_cpu_write(current_kprobe, kp);
-		kp->post_handler(kp, regs, flags);
-	}
+	kprobe_site_run_posts(classic_site(hkp), regs, flags, classic_running,
+			      NULL);
 	__this_cpu_write(current_kprobe, hkp);
 }
 
@@ -283,39 +279,15 @@ static int kprobe_ftrace_users;
  * @del: sites to unhook
  * @ndel: how many
  *
- * Called under kprobe_mutex.  The ops is unregistered before its filter
- * could become empty (an empty filter means every function) and
- * registered once it has one.
+ * Called under kprobe_mutex; see kprobe_ftrace_ops_update().
  *
  * Return: 0, or ftrace's error for @add (then none of @add is hooked).
  */
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel)
 {
-	int ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (ndel) {
-		if (kprobe_ftrace_users == ndel)
-			WARN_ON_ONCE(unregister_ftrace_function(&kprobe_ftrace_ops));
-		kprobe_ftrace_users -= ndel;
-		WARN_ON_ONCE(ftrace_set_filter_ips(&kprobe_ftrace_ops, del, ndel,
-						   1, 0));
-	}
-	if (!nadd)
-		return 0;
-	ret = ftrace_set_filter_ips(&kprobe_ftrace_ops, add, nadd, 0, 0);
-	if (ret)
-		return ret;
-	if (!kprobe_ftrace_users) {
-		ret = register_ftrace_function(&kprobe_ftrace_ops);
-		if (ret) {
-			ftrace_set_filter_ips(&kprobe_ftrace_ops, add, nadd, 1, 0);
-			return ret;
-		}
-	}
-	kprobe_ftrace_users += nadd;
-	return 0;
+	return kprobe_ftrace_ops_update(&kprobe_ftrace_ops, &kprobe_ftrace_users,
+					add, nadd, del, ndel, NULL);
 }
 
 /* sites never move between ops here: nothing to wait for */

@@ -312,3 +312,59 @@ int kprobe_batch_ftrace(struct kprobe_batch *b)
 	}
 	return ret;
 }
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/**
+ * kprobe_ftrace_ops_update() - change the fentry sites hooked on an ops
+ * @ops: one of the backend's ftrace_ops
+ * @users: how many sites @ops has hooked (the backend's count for it)
+ * @add: sites to hook
+ * @nadd: how many
+ * @del: sites to unhook (all hooked on @ops)
+ * @ndel: how many
+ * @registering: called before @ops is registered, or NULL
+ *
+ * The body of a backend's kprobe_ftrace_update(): one filter update (one
+ * code patch by ftrace) for each direction, however many sites.  @ops is
+ * unregistered before its filter could become empty (an empty filter
+ * means every function) and registered once it has one.  Under
+ * kprobe_mutex.
+ *
+ * Return: 0, or ftrace's error for @add (then none of @add is hooked;
+ * @del is done regardless).
+ */
+int kprobe_ftrace_ops_update(struct ftrace_ops *ops, int *users,
+			     unsigned long *add, int nadd,
+			     unsigned long *del, int ndel,
+			     void (*registering)(struct ftrace_ops *ops))
+{
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (ndel) {
+		if (*users == ndel)
+			WARN_ON_ONCE(unregister_ftrace_function(ops));
+		*users -= ndel;
+		WARN_ON_ONCE(ftrace_set_filter_ips(ops, del, ndel, 1, 0));
+	}
+	if (!nadd)
+		return 0;
+	ret = ftrace_set_filter_ips(ops, add, nadd, 0, 0);
+	if (ret) {
+		pr_debug("kprobes: ftrace filter for %d site(s) failed (%d)\n",
+			 nadd, ret);
+		return ret;
+	}
+	if (*users == 0) {
+		if (registering)
+			registering(ops);
+		ret = register_ftrace_function(ops);
+		if (ret) {
+			ftrace_set_filter_ips(ops, add, nadd, 1, 0);
+			return ret;
+		}
+	}
+	*users += nadd;
+	return 0;
+}
+#endif

@@ -279,6 +279,30 @@ static nokprobe_inline bool kprobe_runs_post(struct kprobe *kp)
 	return !kprobe_disabled(kp) && kp->post_handler;
 }
 
+/*
+ * The post_handlers of site s, in registration order: both backends' post
+ * walk (under RCU, interrupts off).  running() tells the backend which
+ * probe is running before each handler: its hit frame on x86, the
+ * classic backends' current_kprobe.  Always inlined with a known
+ * running(), so no indirect call is left on the hit path.
+ */
+static nokprobe_inline void
+kprobe_site_run_posts(struct kprobe_site *s, struct pt_regs *regs,
+		      unsigned long flags,
+		      void (*running)(struct kprobe *kp, void *ctx), void *ctx)
+{
+	struct kprobe *kp;
+
+	if (!READ_ONCE(s->has_post))
+		return;
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		if (!kprobe_runs_post(kp))
+			continue;
+		running(kp, ctx);
+		kp->post_handler(kp, regs, flags);
+	}
+}
+
 #ifdef CONFIG_HAVE_KPROBE_SITES
 /*
  * The probe that stands for a site while no handler runs (during the
@@ -345,21 +369,17 @@ static nokprobe_inline int kprobe_site_pre(struct kprobe_site *s,
 				    list_entry_rcu(s->probes.next, struct kprobe, list));
 }
 
+static nokprobe_inline void kprobe_frame_running(struct kprobe *kp, void *f)
+{
+	kprobe_frame_set_kp(f, kp);
+}
+
 /* the post_handlers of site s, in registration order, on the top frame f */
 static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 					     struct kprobe_frame *f,
 					     struct pt_regs *regs)
 {
-	struct kprobe *kp;
-
-	if (!READ_ONCE(s->has_post))
-		return;
-	list_for_each_entry_rcu(kp, &s->probes, list) {
-		if (!kprobe_runs_post(kp))
-			continue;
-		kprobe_frame_set_kp(f, kp);
-		kp->post_handler(kp, regs, 0);
-	}
+	kprobe_site_run_posts(s, regs, 0, kprobe_frame_running, f);
 }
 
 int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
@@ -448,6 +468,10 @@ static inline int arch_prepare_carrier(struct kprobe_site *c)
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel);
+int kprobe_ftrace_ops_update(struct ftrace_ops *ops, int *users,
+			     unsigned long *add, int nadd,
+			     unsigned long *del, int ndel,
+			     void (*registering)(struct ftrace_ops *ops));
 void kprobe_ftrace_walk_sync(void);
 bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops);
 #else

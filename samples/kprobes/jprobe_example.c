@@ -7,7 +7,7 @@
  * same arguments, just before the function runs; it must end with
  * jprobe_return().  Here it prints what each fork asks for.
  *
- * For more information on jprobes, see Documentation/trace/kprobes-anew.rst.
+ * For more information on jprobes, see Documentation/trace/kprobes-design.rst.
  *
  * Build and insert the module:
  *	insmod jprobe_example.ko

@@ -238,6 +238,18 @@ bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops)
 /* sites on each ops; registered while non-zero (kprobe_mutex) */
 static int kprobe_ftrace_users, kprobe_ipmodify_users;
 
+/*
+ * Registered, an ops goes ahead of the other ops in ftrace's list: its
+ * callbacks come first.  Walks that believed otherwise are waited out
+ * first.
+ */
+static void kprobe_ftrace_registering(struct ftrace_ops *ops)
+{
+	WRITE_ONCE(kprobe_ftrace_first, ops);
+	if (kprobe_ftrace_users + kprobe_ipmodify_users)
+		kprobe_ftrace_walk_sync();
+}
+
 /**
  * kprobe_ftrace_update() - change the fentry sites hooked on one ops
  * @ipmodify: the IPMODIFY ops, or the plain one
@@ -246,11 +258,8 @@ static int kprobe_ftrace_users, kprobe_ipmodify_users;
  * @del: sites to unhook (all hooked on this ops)
  * @ndel: how many
  *
- * One filter update (one code patch by ftrace) for each direction,
- * however many sites: a batch of probes on kernel functions costs one
- * ftrace update, not one per function.  The ops is unregistered before
- * its filter could become empty (an empty filter means every function)
- * and registered once it has one.
+ * A batch of probes on kernel functions costs one ftrace update, not one
+ * per function (kprobe_ftrace_ops_update()).
  *
  * Return: 0, or ftrace's error for @add (then none of @add is hooked;
  * @del is done regardless).
@@ -258,42 +267,13 @@ static int kprobe_ftrace_users, kprobe_ipmodify_users;
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel)
 {
-	struct ftrace_ops *ops = ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
-	int *users = ipmodify ? &kprobe_ipmodify_users : &kprobe_ftrace_users;
-	int ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (ndel) {
-		if (*users == ndel)
-			WARN_ON_ONCE(unregister_ftrace_function(ops));
-		*users -= ndel;
-		WARN_ON_ONCE(ftrace_set_filter_ips(ops, del, ndel, 1, 0));
-	}
-	if (!nadd)
-		return 0;
-	ret = ftrace_set_filter_ips(ops, add, nadd, 0, 0);
-	if (ret) {
-		pr_debug("kprobes: ftrace filter for %d site(s) failed (%d)\n",
-			 nadd, ret);
-		return ret;
-	}
-	if (*users == 0) {
-		/*
-		 * Registered, it goes ahead of the other ops in ftrace's list:
-		 * its callbacks come first.  Walks that believed otherwise
-		 * are waited out first.
-		 */
-		WRITE_ONCE(kprobe_ftrace_first, ops);
-		if (kprobe_ftrace_users + kprobe_ipmodify_users)
-			kprobe_ftrace_walk_sync();
-		ret = register_ftrace_function(ops);
-		if (ret) {
-			ftrace_set_filter_ips(ops, add, nadd, 1, 0);
-			return ret;
-		}
-	}
-	*users += nadd;
-	return 0;
+	if (ipmodify)
+		return kprobe_ftrace_ops_update(&kprobe_ipmodify_ops,
+						&kprobe_ipmodify_users, add, nadd,
+						del, ndel, kprobe_ftrace_registering);
+	return kprobe_ftrace_ops_update(&kprobe_ftrace_ops, &kprobe_ftrace_users,
+					add, nadd, del, ndel,
+					kprobe_ftrace_registering);
 }
 
 /**

@@ -22,6 +22,14 @@ result() {
 # check NAME CMD...: runs CMD, ok if it succeeds
 check() { _name=$1; shift; "$@" > /dev/null 2>&1; result "$_name" $?; }
 skip() { _n=$((_n + 1)); echo "ok $_n $1 # SKIP $2"; }
+# skip_all N WHAT REASON: N skipped cases, "WHAT case 1" to "WHAT case N"
+skip_all() {
+	_i=0
+	while [ $_i -lt "$1" ]; do
+		_i=$((_i + 1))
+		skip "$2 case $_i" "$3"
+	done
+}
 diag() { echo "# $*"; }
 
 # A small busybox workload (bench.sh, stress/stress.sh): fork/exec, file

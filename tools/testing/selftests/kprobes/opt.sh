@@ -19,11 +19,7 @@ S=/proc/sys/debug/kprobes-optimization
 # a kernel built without CONFIG_OPTPROBES (make configs' noopt row) has
 # neither the optimizer nor its sysctl: every case here is about them
 if [ ! -f $S ]; then
-	i=0
-	while [ $i -lt 23 ]; do
-		i=$((i + 1))
-		skip "opt case $i" "this boot: no jump optimization (CONFIG_OPTPROBES is off)"
-	done
+	skip_all 23 "opt" "this boot: no jump optimization (CONFIG_OPTPROBES is off)"
 	exit 0
 fi
 

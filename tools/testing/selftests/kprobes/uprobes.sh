@@ -336,11 +336,7 @@ c_tracefs_baseline
 if [ $HAVE = 1 ]; then
 	for c in $API_CASES; do $c; done
 else
-	i=0
-	while [ $i -lt $n_api ]; do
-		skip "per-process uprobes case $((i + 1))" "$NO_API"
-		i=$((i + 1))
-	done
+	skip_all $n_api "per-process uprobes" "$NO_API"
 fi
 echo exit >&3
 exec 3>&- 4<&- 5>&- 6<&- 2> /dev/null

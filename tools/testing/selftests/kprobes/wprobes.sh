@@ -372,9 +372,5 @@ plan $n
 if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
 	for c in $CASES; do $c; done
 else
-	i=0
-	while [ $i -lt $n ]; do
-		skip "wprobes case $((i + 1))" "stock 6.12 has no register_wprobe()"
-		i=$((i + 1))
-	done
+	skip_all $n "wprobes" "stock 6.12 has no register_wprobe()"
 fi

@@ -3,7 +3,7 @@
  * Functions with an fentry call whose first instruction after it is
  * reached by something other than the nop before it, which decoding the
  * function cannot see: a carrier there would take such a pass for a call
- * (see the carrier_afar case of kprobes_api_main.c).
+ * (see afar_case() in kprobes_api_ftrace.c).
  *
  *   int kpt_cold_target(int a, int b): a + b; its cold part,
  *	"kpt_cold_target.cold", called directly, jumps to that

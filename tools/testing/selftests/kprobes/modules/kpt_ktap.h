@@ -17,7 +17,21 @@ struct kpt_case {
 };
 
 #define KPT_SKIP 77
+
+/*
+ * The state of the case running, which the macros below set and
+ * kpt_run_cases() reads.  A module built from several files (which
+ * defines KPT_KTAP_SHARED before including this) needs one for all its
+ * files: one of them defines kpt_failed and kpt_skip_why.
+ */
+#ifdef KPT_KTAP_SHARED
+extern const char *kpt_skip_why;
+extern int kpt_failed;
+#else
 static const char *kpt_skip_why;
+static int kpt_failed;
+#endif
+
 #define KPT_SKIP_BECAUSE(why) ({ kpt_skip_why = (why); KPT_SKIP; })
 
 /*
@@ -26,8 +40,6 @@ static const char *kpt_skip_why;
  * A case ends with "return kpt_failed;".  Only where nothing is left
  * registered may a case return early: "if (!KPT_EXPECT(...)) return 1;".
  */
-static int kpt_failed;
-
 #define KPT_EXPECT(cond)						\
 	({								\
 		bool __ok = !!(cond);					\

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_api: registration, by address, by symbol (and offset) and in
+ * batches; what the handlers see around the single-step; a pre_handler
+ * that changes the IP; re-entry; disabling and enabling.
+ */
+#define pr_fmt(fmt) fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+
+#include "kprobes_api.h"
+
+int t_register_by_addr(void)
+{
+	struct kprobe kp;
+	int ret;
+
+	target_probe(&kp, false);
+	reset();
+	ret = register_kprobe(&kp);
+	if (!KPT_EXPECT_EQ(ret, 0))
+		return 1;
+	/* An ENDBR at entry is stepped over: the probe sits after it. */
+	KPT_EXPECT_EQ((unsigned long)kp.addr, kpt_target_entry +
+		      (has_endbr((void *)kpt_target_entry) ? 4 : 0));
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.pre_di, 3);
+	KPT_EXPECT_EQ(h.pre_si, 4);
+	/* x86 convention: ip as if the int3 at addr had just executed */
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KPT_EXPECT(!h.pre_preemptible);
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 1);	/* gone after unregister */
+	return kpt_failed;
+}
+
+int t_register_by_symbol(void)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.symbol_name = "kpt_target";
+	kp.pre_handler = pre_record;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	call_target(1, 2);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);
+
+	/* "MOD:sym" names the module */
+	init_probe(&kp);
+	kp.symbol_name = KBUILD_MODNAME ":kpt_target";
+	kp.pre_handler = pre_record;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	call_target(1, 2);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);
+	return kpt_failed;
+}
+
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
+int t_symbol_offset_single_step(void)
+{
+	struct kprobe kp;
+	long off = kpt_asm_off_add;
+
+	/* probe the "add %rdi,%rax" by symbol+offset */
+	init_probe(&kp);
+	kp.symbol_name = "kpt_asm";
+	kp.offset = off;
+	kp.pre_handler = pre_record;
+	kp.post_handler = post_record;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ((unsigned long)kp.addr, (unsigned long)kpt_asm_add);
+	KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 1);
+	KPT_EXPECT(h.pre_seq < h.post_seq);
+	/* before the add: rax holds the constant; after it, the sum */
+	KPT_EXPECT_EQ(h.pre_ax, KPT_ASM_BASE);
+	KPT_EXPECT_EQ(h.pre_x, 5);
+	KPT_EXPECT_EQ(h.post_ax, KPT_ASM_BASE + 5);
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kpt_asm_ret);
+	KPT_EXPECT(!h.pre_preemptible && !h.post_preemptible);
+	return kpt_failed;
+}
+
+/*
+ * What a post_handler after a single-step sees of its context: the
+ * stack pointer and the interrupt flag of the probed code as the
+ * pre_handler saw them (the add moves neither), interrupts off while it
+ * runs, and a stack trace that goes through the probed function to its
+ * caller.  Ours reaches the post_handler through a call at the end of
+ * the copy (one trap per hit), upstream through a second trap: both must
+ * look the same to the handler.
+ */
+static struct {
+	unsigned long pre_sp, post_sp, pre_flags, post_flags;
+	bool pre_irqs_off, post_irqs_off;
+	bool in_func, in_caller;
+} sc;
+
+static int step_ctx_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	sc.pre_sp = kernel_stack_pointer(regs);
+	sc.pre_flags = regs->flags;
+	sc.pre_irqs_off = irqs_disabled();
+	return 0;
+}
+
+static void step_ctx_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	unsigned long trace[16];
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, n;
+
+	sc.post_sp = kernel_stack_pointer(regs);
+	sc.post_flags = regs->flags;
+	sc.post_irqs_off = irqs_disabled();
+	n = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
+	for (i = 0; i < n; i++) {
+		sprint_symbol(sym, trace[i]);
+		if (str_has_prefix(sym, "kpt_asm+"))
+			sc.in_func = true;
+		if (str_has_prefix(sym, "t_step_post_context+"))
+			sc.in_caller = true;
+	}
+}
+
+noinline int t_step_post_context(void)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = step_ctx_pre;
+	kp.post_handler = step_ctx_post;
+	memset(&sc, 0, sizeof(sc));
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(call_asm(7), KPT_ASM_BASE + 7);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KPT_EXPECT(sc.pre_sp && sc.post_sp == sc.pre_sp);
+	/* interrupts were on where the call was made */
+	KPT_EXPECT(sc.pre_flags & X86_EFLAGS_IF);
+	KPT_EXPECT(sc.post_flags & X86_EFLAGS_IF);
+	KPT_EXPECT(sc.pre_irqs_off && sc.post_irqs_off);
+	/*
+	 * The guess unwinder (i386 without frame pointers) did not list the
+	 * probed function in a post_handler's trace on either kernel, as it
+	 * fails KUnit's test_stacktrace_on_nested_kretprobe on both.
+	 */
+	if (!IS_ENABLED(CONFIG_UNWINDER_GUESS))
+		KPT_EXPECT(sc.in_func);
+	/*
+	 * kpt_asm() has no frame: only ORC (x86_64) finds its caller from
+	 * its registers; the frame-pointer unwinder (i386) goes on from the
+	 * caller's caller, on stock as on ours.
+	 */
+	if (IS_ENABLED(CONFIG_UNWINDER_ORC))
+		KPT_EXPECT(sc.in_caller);
+	return kpt_failed;
+}
+
+#endif /* CONFIG_X86 */
+
+static int pre_redirect(struct kprobe *p, struct pt_regs *regs)
+{
+	h.pre++;
+	instruction_pointer_set(regs, (unsigned long)kpt_alt);
+	return 1;	/* ip changed: do not run the probed instruction */
+}
+
+int t_pre_handler_changes_ip(void)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_target;
+	kp.pre_handler = pre_redirect;
+	kp.post_handler = post_record;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 1000 + 4);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 0);	/* skipped with the instruction */
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	return kpt_failed;
+}
+
+/*
+ * A pre_handler that calls its own probed function: the nested hit must
+ * run no handler and count nmissed, and the nested call still carry out
+ * the probed instruction.  reenter_nested is that call, made from the
+ * handler; outer the test's own.
+ */
+static long recursion_result;
+static long (*reenter_nested)(void);
+
+static int pre_reenter(struct kprobe *p, struct pt_regs *regs)
+{
+	h.pre++;
+	recursion_result = reenter_nested();	/* hits the same probe */
+	return 0;
+}
+
+static int reentry_case(void *addr, bool ftrace, long (*outer)(void),
+			long want, long (*nested)(void), long want_nested)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.addr = addr;
+	kp.pre_handler = pre_reenter;
+	reenter_nested = nested;
+	reset();
+	recursion_result = 0;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(!!(kp.flags & KPROBE_FLAG_FTRACE), ftrace);
+	KPT_EXPECT_EQ(outer(), want);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.pre, 1);		/* the nested hit ran nothing */
+	KPT_EXPECT_EQ(kp.nmissed, 1);
+	KPT_EXPECT_EQ(recursion_result, want_nested);
+	return kpt_failed;
+}
+
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
+static long reenter_asm_outer(void)
+{
+	return call_asm(1);
+}
+
+static long reenter_asm_nested(void)
+{
+	return call_asm(100);
+}
+
+#endif /* CONFIG_X86 */
+
+static long reenter_entry_outer(void)
+{
+	return call_target(3, 4);
+}
+
+static long reenter_entry_nested(void)
+{
+	return call_target(5, 6);
+}
+
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
+int t_reentry_counts_nmissed(void)
+{
+	return reentry_case(kpt_asm_add, false, reenter_asm_outer,
+			    KPT_ASM_BASE + 1, reenter_asm_nested,
+			    KPT_ASM_BASE + 100);
+}
+
+#endif /* CONFIG_X86 */
+
+/*
+ * The same on an ftrace site (a C function's entry).  Ours has no ftrace
+ * recursion guard: its own per-CPU frames are what keep the nested hit
+ * from running the handler again, and they count it.  (Upstream's guard
+ * lets one nested level through, and its frames count it the same.)
+ */
+int t_reentry_ftrace_counts_nmissed(void)
+{
+	/* through ftrace where the arch has kprobes on it (x86_64 here) */
+	return reentry_case((void *)kpt_target_entry,
+			    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE),
+			    reenter_entry_outer, 3 * 31 + 4,
+			    reenter_entry_nested, 5 * 31 + 6);
+}
+
+#ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
+int t_disable_enable(void)
+{
+	struct kprobe kp;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = pre_record;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(disable_kprobe(&kp), 0);
+	KPT_EXPECT(kprobe_disabled(&kp));
+	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(enable_kprobe(&kp), 0);
+	KPT_EXPECT(!kprobe_disabled(&kp));
+	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
+	KPT_EXPECT_EQ(h.pre, 1);
+	unregister_kprobe(&kp);
+
+	/* registered disabled: armed only by enable_kprobe() */
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = pre_record;
+	kp.flags = KPROBE_FLAG_DISABLED;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	call_asm(1);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(enable_kprobe(&kp), 0);
+	call_asm(1);
+	KPT_EXPECT_EQ(h.pre, 1);
+	unregister_kprobe(&kp);
+
+	/* enable/disable of a probe that is not registered */
+	KPT_EXPECT_EQ(enable_kprobe(&kp), -EINVAL);
+	KPT_EXPECT_EQ(disable_kprobe(&kp), -EINVAL);
+	return kpt_failed;
+}
+
+int t_batch_register(void)
+{
+	static struct kprobe kp[3];
+	struct kprobe *kps[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		init_probe(&kp[i]);
+		kps[i] = &kp[i];
+		kp[i].pre_handler = pre_record;
+	}
+	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
+	kp[2].addr = (kprobe_opcode_t *)kpt_target;
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobes(kps, 3), 0))
+		return 1;
+	call_asm(1);
+	call_target(1, 1);
+	KPT_EXPECT_EQ(h.pre, 3);
+	unregister_kprobes(kps, 3);
+	reset();
+	call_asm(1);
+	call_target(1, 1);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(register_kprobes(kps, 0), -EINVAL);
+	return kpt_failed;
+}
+
+int t_batch_rollback(void)
+{
+	static struct kprobe kp[3];
+	struct kprobe *kps[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		init_probe(&kp[i]);
+		kps[i] = &kp[i];
+		kp[i].pre_handler = pre_record;
+	}
+	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp[1].addr = (kprobe_opcode_t *)kpt_target;
+	kp[2].symbol_name = "kpt_no_such_symbol";
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobes(kps, 3), -ENOENT))
+		return 1;
+	KPT_EXPECT(!registered(&kp[2]));
+	call_asm(1);
+	call_target(1, 1);
+	KPT_EXPECT_EQ(h.pre, 0);	/* the first two were rolled back */
+
+	/* rolled-back probes can be registered again */
+	init_probe(&kp[0]);
+	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp[0].pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp[0]), 0))
+		return 1;
+	call_asm(1);
+	unregister_kprobe(&kp[0]);
+	KPT_EXPECT_EQ(h.pre, 1);
+	return kpt_failed;
+}
+
+int t_double_register(void)
+{
+	struct kprobe kp;
+
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream WARNs on it (warn_kprobe_rereg)");
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(register_kprobe(&kp), -EINVAL);
+	reset();
+	call_asm(3);
+	KPT_EXPECT_EQ(h.pre, 1);	/* still armed once, not twice */
+	unregister_kprobe(&kp);
+	reset();
+	call_asm(3);
+	KPT_EXPECT_EQ(h.pre, 0);
+	return kpt_failed;
+}
+
+#endif /* CONFIG_X86 */

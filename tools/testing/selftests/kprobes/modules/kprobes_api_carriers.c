@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_api, x86: ours arms an entry probe registered on its own by a
+ * carrier (an int3, then a jump, on the instruction after the fentry
+ * nop) and moves it onto the ftrace hook when it must: every call is
+ * seen once, before, across and after the move.
+ */
+#define pr_fmt(fmt) fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <asm/text-patching.h>
+
+#include "kprobes_api.h"
+
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
+/*
+ * A carried entry probe: its handlers see what the ftrace hook shows
+ * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
+ * the entry's argument registers), once per call, on the int3 and once
+ * the optimizer has made it a jump; a post_handler may join it; a probe
+ * at the carrier's own address moves the entry onto ftrace first, and
+ * both fire once per call; the bytes are the original ones at the end.
+ */
+int t_carrier_entry(void)
+{
+	struct kprobe kp1, kp2, kp3;
+	int want = 3 * 31 + 4, i;
+	u8 *next, orig;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	/*
+	 * A hook the cases before left lingering on kpt_target() would be
+	 * taken over instead (no update either way); ours removes them a
+	 * quarter second after they were left.
+	 */
+	msleep(600);
+	target_probe(&kp1, false);
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	orig = *next;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	KPT_EXPECT_EQ((unsigned long)kp1.addr + MCOUNT_INSN_SIZE,
+		      (unsigned long)next);
+	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	for (i = 0; i < 2; i++) {
+		/* the int3, then (optimized) the jump */
+		reset();
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+		KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
+		KPT_EXPECT_EQ(h.pre_di, 3);
+		KPT_EXPECT_EQ(h.pre_si, 4);
+		wait_for_kprobe_optimizer();
+	}
+	if (KPT_JUMPS_EXPECTED) {
+		KPT_EXPECT(kprobe_optimized(&kp1));
+		KPT_EXPECT_EQ(*next, JMP32_INSN_OPCODE);
+	}
+
+	target_probe(&kp2, true);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
+		goto out1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.post, 1);
+	KPT_EXPECT_EQ(h.post_ip, (unsigned long)next);
+	KPT_EXPECT(h.pre_seq < h.post_seq);
+	unregister_kprobe(&kp2);
+
+	init_probe(&kp3);
+	kp3.addr = (kprobe_opcode_t *)next;
+	kp3.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp3), 0))
+		goto out1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
+	unregister_kprobe(&kp3);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
+out1:
+	unregister_kprobe(&kp1);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(*next, orig);
+	KPT_EXPECT_EQ(kp1.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * Exactly once per call while a carried entry probe moves onto ftrace
+ * under a second CPU's calls: a thread on another CPU calls kpt_target()
+ * without a pause (sleeping now and then, so that the move's wait for
+ * every task ends); the probe counts the calls of that thread.  Paused at
+ * both ends of the window, the two counts must agree.
+ */
+static atomic_t mover_calls, mover_hits, mover_errors;
+static struct task_struct *mover_task;
+static bool mover_pause, mover_paused;
+static int (*mover_call)(int, int);
+static int mover_want;		/* mover_call(x, 1) - x * mover_want */
+
+static int mover_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(mover_task))
+		atomic_inc(&mover_hits);
+	return 0;
+}
+
+static int mover_fn(void *unused)
+{
+	int i = 0;
+
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(mover_pause)) {
+			WRITE_ONCE(mover_paused, true);
+			usleep_range(100, 200);
+			continue;
+		}
+		WRITE_ONCE(mover_paused, false);
+		if (mover_call(i & 0xff, 1) != (i & 0xff) * mover_want + 1)
+			atomic_inc(&mover_errors);
+		atomic_inc(&mover_calls);
+		if (!(++i & 255))
+			usleep_range(20, 40);
+	}
+	return 0;
+}
+
+/* stop the mover between two calls; its counts are then still */
+static void mover_hold(bool hold)
+{
+	WRITE_ONCE(mover_paused, false);
+	WRITE_ONCE(mover_pause, hold);
+	while (hold && !READ_ONCE(mover_paused))
+		usleep_range(100, 200);
+}
+
+/* the mover thread on cpu, calling fn, held */
+static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
+{
+	struct task_struct *t;
+
+	atomic_set(&mover_calls, 0);
+	atomic_set(&mover_hits, 0);
+	atomic_set(&mover_errors, 0);
+	mover_call = fn;
+	mover_want = want;
+	mover_pause = true;
+	t = kthread_create(mover_fn, NULL, "kpt_mover");
+	if (IS_ERR(t))
+		return t;
+	kthread_bind(t, cpu);
+	WRITE_ONCE(mover_task, t);
+	wake_up_process(t);
+	mover_hold(true);
+	return t;
+}
+
+int t_carrier_move_exact(void)
+{
+	struct kprobe kp1, kp3;
+	struct task_struct *t;
+	int cpu, calls, hits, round;
+	u8 *next;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	t = mover_start(call_target, 31, cpu);
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		return 1;
+
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	for (round = 0; round < 3; round++) {
+		init_probe(&kp1);
+		kp1.addr = (kprobe_opcode_t *)kpt_target;
+		kp1.pre_handler = mover_pre;
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+			break;
+		calls = atomic_read(&mover_calls);
+		hits = atomic_read(&mover_hits);
+		mover_hold(false);
+		msleep(20);
+		/* round 1: from the jump; rounds 0 and 2: from the int3 */
+		if (round == 1)
+			wait_for_kprobe_optimizer();
+		init_probe(&kp3);
+		kp3.addr = (kprobe_opcode_t *)next;
+		kp3.pre_handler = pre_record;
+		KPT_EXPECT_EQ(register_kprobe(&kp3), 0);
+		msleep(20);
+		unregister_kprobe(&kp3);
+		msleep(20);
+		mover_hold(true);
+		calls = atomic_read(&mover_calls) - calls;
+		hits = atomic_read(&mover_hits) - hits;
+		pr_info("# round %d: %d calls, %d hits\n", round, calls, hits);
+		KPT_EXPECT(calls > 0);
+		KPT_EXPECT_EQ(hits, calls);
+		unregister_kprobe(&kp1);
+		KPT_EXPECT_EQ(kp1.nmissed, 0);
+	}
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	return kpt_failed;
+}
+
+/*
+ * A carrier the optimizer cannot make a jump (kpt_tiny(): one short
+ * instruction, then the return) hands its entry to the hook in the
+ * background, a moment after registration: each call of a second CPU is
+ * seen exactly once before, across and after that move, and the bytes
+ * after the nop are the original ones again.
+ */
+int t_carrier_background_move(void)
+{
+	u8 *next, orig;
+	struct task_struct *t;
+	int cpu, calls, hits, i;
+	struct kprobe kp;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	next = (u8 *)call_tiny + (has_endbr((void *)call_tiny) ? 4 : 0) +
+	       MCOUNT_INSN_SIZE;
+	orig = *next;
+	t = mover_start(call_tiny, 1, cpu);
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		return 1;
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)call_tiny;
+	kp.pre_handler = mover_pre;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		goto out;
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	calls = atomic_read(&mover_calls);
+	hits = atomic_read(&mover_hits);
+	mover_hold(false);
+	for (i = 0; i < 100 && READ_ONCE(*next) == INT3_INSN_OPCODE; i++)
+		msleep(20);
+	msleep(20);
+	mover_hold(true);
+	pr_info("# moved after about %d ms\n", i * 20);
+	KPT_EXPECT_EQ(*next, orig);
+	KPT_EXPECT(!kprobe_optimized(&kp));
+	calls = atomic_read(&mover_calls) - calls;
+	hits = atomic_read(&mover_hits) - hits;
+	pr_info("# %d calls, %d hits\n", calls, hits);
+	KPT_EXPECT(calls > 0);
+	KPT_EXPECT_EQ(hits, calls);
+	reset();
+	KPT_EXPECT_EQ(call_tiny(3, 4), 7);	/* on the hook now */
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+out:
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	return kpt_failed;
+}
+
+/*
+ * A probe at a carrier's address moves the entry onto ftrace, which waits
+ * for every task to pass a voluntary switch; a kernel thread busy on
+ * another CPU holds that wait off.  Meanwhile other registrations go on:
+ * the wait is not taken under kprobe_mutex.
+ */
+static bool busy_done;
+
+static int busy_fn(void *unused)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (time_before(jiffies, end) && !kthread_should_stop())
+		cpu_relax();
+	WRITE_ONCE(busy_done, true);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static struct kprobe mover_kp3;
+static int mover_kp3_ret;
+static atomic_t kp3_hits;
+static DECLARE_COMPLETION(kp3_registered);
+
+static int kp3_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kp3_hits);
+	return 0;
+}
+
+static int register_kp3_fn(void *unused)
+{
+	mover_kp3_ret = register_kprobe(&mover_kp3);
+	complete(&kp3_registered);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+int t_carrier_move_unlocked(void)
+{
+	struct task_struct *busy, *reg;
+	struct kprobe kp1, kp4;
+	int cpu, me;
+	u8 *next;
+
+	/* on this CPU throughout: a !PREEMPT kernel never takes the busy one */
+	migrate_disable();
+	me = smp_processor_id();
+	cpu = cpumask_any_but(cpu_online_mask, me);
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	}
+	/* a hook earlier cases left lingering would be taken over instead */
+	msleep(600);
+	next = (u8 *)kpt_target_entry +
+	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	target_probe(&kp1, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		goto out0;
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);		/* carried */
+	init_probe(&mover_kp3);
+	mover_kp3.addr = (kprobe_opcode_t *)next;
+	mover_kp3.pre_handler = kp3_pre;
+	mover_kp3_ret = -EINPROGRESS;
+	atomic_set(&kp3_hits, 0);
+	reinit_completion(&kp3_registered);
+	WRITE_ONCE(busy_done, false);
+	busy = kthread_create(busy_fn, NULL, "kpt_busy");
+	if (!KPT_EXPECT(!IS_ERR(busy)))
+		goto out1;
+	kthread_bind(busy, cpu);
+	wake_up_process(busy);
+	msleep(20);
+	reg = kthread_create(register_kp3_fn, NULL, "kpt_register");
+	if (!KPT_EXPECT(!IS_ERR(reg)))
+		goto out2;
+	kthread_bind(reg, me);
+	wake_up_process(reg);
+	msleep(100);	/* the move's wait is under way now */
+	init_probe(&kp4);
+	kp4.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp4.pre_handler = pre_record;
+	KPT_EXPECT_EQ(register_kprobe(&kp4), 0);
+	unregister_kprobe(&kp4);
+	/* done while the busy thread still held the move's wait off */
+	KPT_EXPECT(!READ_ONCE(busy_done));
+	wait_for_completion(&kp3_registered);
+	kthread_stop(reg);
+	KPT_EXPECT_EQ(mover_kp3_ret, 0);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 1);				/* kp1, hooked */
+	KPT_EXPECT_EQ(atomic_read(&kp3_hits), mover_kp3_ret ? 0 : 1);
+	if (!mover_kp3_ret)
+		unregister_kprobe(&mover_kp3);
+out2:
+	kthread_stop(busy);
+out1:
+	unregister_kprobe(&kp1);
+out0:
+	migrate_enable();
+	return kpt_failed;
+}
+
+/*
+ * debug.kprobes-carriers=0 turns carriers off for what is registered
+ * from then on, and moves the carriers there are onto their hooks: the
+ * bytes after the nop come back, and every call is still seen.
+ */
+int t_carrier_sysctl_off(void)
+{
+	u8 *next = (u8 *)kpt_target_entry +
+		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	u8 orig = *next;
+	struct kprobe kp;
+	int i;
+
+	msleep(600);	/* no hook left lingering: the probe is carried */
+	target_probe(&kp, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
+		msleep(20);
+	pr_info("# moved after about %d ms\n", i * 20);
+	KPT_EXPECT_EQ(*next, orig);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + 1);
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * A probe inside the jump a carrier was made (its region) takes the jump
+ * away; the carrier, an int3 again, then hands its entry to the hook in
+ * the background, as one that never got a jump does: both probes see
+ * every call, and the bytes after the nop are the original ones again.
+ */
+int t_carrier_region_probe(void)
+{
+	u8 *next = (u8 *)kpt_target_entry +
+		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	u8 orig = *next;
+	struct kprobe kp, kin;
+	int i, ret = -EILSEQ;
+
+	msleep(600);	/* no hook left lingering: the probe is carried */
+	target_probe(&kp, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	wait_for_kprobe_optimizer();
+	if (!kprobe_optimized(&kp)) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("this boot: the carrier got no jump");
+	}
+	/* the next instruction boundary in the jump's five bytes */
+	for (i = 1; i < JMP32_INSN_SIZE && ret == -EILSEQ; i++) {
+		init_probe(&kin);
+		kin.addr = (kprobe_opcode_t *)(next + i);
+		kin.pre_handler = pre_record;
+		ret = register_kprobe(&kin);
+	}
+	if (ret == -EILSEQ) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("this boot: one instruction covers the jump");
+	}
+	if (!KPT_EXPECT_EQ(ret, 0)) {
+		unregister_kprobe(&kp);
+		return 1;
+	}
+	KPT_EXPECT(!kprobe_optimized(&kp));
+	for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
+		msleep(20);
+	pr_info("# on the hook after about %d ms\n", i * 20);
+	KPT_EXPECT_EQ(*next, orig);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(h.pre, 2);
+	unregister_kprobe(&kin);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed + kin.nmissed, 0);
+	return kpt_failed;
+}
+#else
+#define KPT_NO_CARRIERS \
+	"upstream differs: no carriers, an entry probe is hooked on ftrace"
+
+#define KPT_NO_OPT_CARRIERS \
+	"this boot: no carriers (they need the optimizer, CONFIG_OPTPROBES is off)"
+
+#define KPT_NO_ARCH_CARRIERS \
+	"this boot: no carriers (CONFIG_KPROBE_CARRIERS: not on this arch)"
+
+int t_carrier_none(void)
+{
+	if (upstream)
+		return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return KPT_SKIP_BECAUSE(KPT_NO_OPT_CARRIERS);
+	return KPT_SKIP_BECAUSE(KPT_NO_ARCH_CARRIERS);
+}
+#endif /* KPROBES_ANEW && CONFIG_KPROBE_CARRIERS */

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_api, x86: probes on ftrace sites (a C function's entry): the
+ * site's ftrace_ops as probes come and go, another ftrace user diverting
+ * the function beside a probe, and entries that are also reached from
+ * elsewhere (a cold part, a static branch).
+ */
+#define pr_fmt(fmt) fmt
+
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/jump_label.h>
+#include <linux/kprobes.h>
+#include <asm/text-patching.h>
+
+#include "kprobes_api.h"
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+static void kpt_ipmodify_func(unsigned long ip, unsigned long parent_ip,
+			      struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+}
+
+/* may an IPMODIFY user (livepatch, a BPF trampoline) take fn now? */
+static int kpt_ipmodify_claim(void *fn)
+{
+	struct ftrace_ops ops = {
+		.func = kpt_ipmodify_func,
+		.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	};
+	int ret;
+
+	ret = ftrace_set_filter_ip(&ops, (unsigned long)fn, 0, 0);
+	if (!ret) {
+		ret = register_ftrace_function(&ops);
+		if (!ret)
+			unregister_ftrace_function(&ops);
+	}
+	ftrace_free_filter(&ops);
+	return ret;
+}
+#endif
+
+/*
+ * Probes leaving an ftrace site one by one, and coming back: each call
+ * runs each handler exactly once, whatever stayed hooked in between (ours
+ * leaves the plain ops' hook lingering a moment), and once the last
+ * probe with a post_handler is gone an IPMODIFY user may take the
+ * function at once.
+ */
+static int ftrace_leave_and_return(void)
+{
+	struct kprobe kp1, kp2;
+	int want = 3 * 31 + 4, i;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	for (i = 0; i < 3; i++) {
+		target_probe(&kp1, false);
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+			return 1;
+		KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+		reset();
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+		unregister_kprobe(&kp1);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(h.pre, 1);
+	}
+
+	/* where the plain ops' hook may linger: the IPMODIFY ops, once */
+	target_probe(&kp2, true);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
+		return 1;
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 1);
+	unregister_kprobe(&kp2);
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT(h.pre == 1 && h.post == 1);
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+	KPT_EXPECT_EQ(kpt_ipmodify_claim(kpt_target), 0);
+#endif
+
+	/* disabled then enabled again, several times */
+	target_probe(&kp1, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	reset();
+	for (i = 0; i < 3; i++) {
+		KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
+		KPT_EXPECT_EQ(call_target(3, 4), want);
+	}
+	KPT_EXPECT_EQ(h.pre, 3);
+	unregister_kprobe(&kp1);
+	KPT_EXPECT_EQ(kp1.nmissed, 0);
+	return kpt_failed;
+}
+
+/*
+ * An ftrace site moves between our two ftrace_ops as a post_handler comes
+ * and goes (the IPMODIFY one only while a probe there has one): every
+ * handler keeps firing across the switches, and the function's result
+ * never changes.
+ */
+static int ftrace_ops_switch(void)
+{
+	struct kprobe kp1, kp2;
+	int want = 3 * 31 + 4;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	target_probe(&kp1, false);
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		return 1;
+	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	if (upstream) {
+		/*
+		 * Seen on 6.12: once the post_handler probe has left, disabling
+		 * (or unregistering) the other fails to disarm ftrace (-ENOENT,
+		 * WARN in disarm_kprobe_ftrace) and the kernel faults soon after.
+		 */
+		unregister_kprobe(&kp1);
+		return KPT_SKIP_BECAUSE("upstream WARNs, then faults (not run)");
+	}
+
+	target_probe(&kp2, true);		/* to the IPMODIFY ops */
+	if (register_kprobe(&kp2)) {
+		unregister_kprobe(&kp1);
+		if (!KPT_EXPECT(0))
+			return 1;
+	}
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 2);
+	KPT_EXPECT_EQ(h.post, 1);
+
+	unregister_kprobe(&kp2);	/* back to the plain ops */
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	KPT_EXPECT_EQ(h.post, 0);
+
+	KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);	/* unhooked */
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 1);
+	unregister_kprobe(&kp1);
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), want);
+	KPT_EXPECT_EQ(h.pre, 0);
+	return kpt_failed;
+}
+
+/*
+ * Ours arms an entry probe registered (or enabled) on its own by a
+ * "carrier", an int3 on the instruction after the fentry nop, not by an
+ * ftrace hook; debug.kprobes-carriers = 0 makes it hook the site, as
+ * upstream always does.  The cases about the hooks set it to 0 meanwhile.
+ */
+int kpt_set_carriers(int on)
+{
+#ifdef KPROBES_ANEW
+	struct file *f;
+	char c = on ? '1' : '0';
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
+	if (IS_ERR(f))	/* no carriers in this kernel: nothing to turn */
+		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
+	n = kernel_write(f, &c, 1, &pos);
+	filp_close(f, NULL);
+	return n == 1 ? 0 : -EIO;
+#else
+	return 0;
+#endif
+}
+
+/* a case about the hooks, with carriers off: the site is hooked on ftrace */
+static int carriers_off(int (*fn)(void))
+{
+	int ret;
+
+	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	ret = fn();
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	return ret ?: kpt_failed;
+}
+
+int t_ftrace_leave_and_return(void)
+{
+	return carriers_off(ftrace_leave_and_return);
+}
+
+int t_ftrace_ops_switch(void)
+{
+	return carriers_off(ftrace_ops_switch);
+}
+
+#if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE)
+/*
+ * An ftrace user that diverts a function's calls beside a kprobe on the
+ * function's entry: an IPMODIFY ops, as livepatch's (kpt_target() becomes
+ * kpt_alt()), and a direct trampoline that returns without running the
+ * body, as a BPF fmod_ret program returning non-zero does.  The probe sees
+ * every call, with the entry's registers, whichever of the two comes
+ * first, and after the user leaves: upstream's hook, which ftrace calls
+ * with the user's, does.  A breakpoint past the fentry call would see
+ * none of the diverted calls.
+ */
+static void divert_to_alt(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)kpt_alt);
+}
+
+static struct ftrace_ops divert_ops = {
+	.func = divert_to_alt,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/*
+ * The IPMODIFY ops registered on the function; the same ops registered on
+ * another function, whose filter then grows (the function's address, not
+ * its fentry site, as ftrace_set_filter_ip() allows); the direct one.
+ */
+enum { DIVERT_IPMODIFY, DIVERT_GROW, DIVERT_DIRECT, DIVERTERS };
+static const char * const divert_names[] = {
+	"IPMODIFY ops", "growing IPMODIFY ops", "fmod_ret-like direct"
+};
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+/* one per round: ftrace may still hold on to the last one's hashes */
+static struct ftrace_ops divert_direct_ops[2];
+#endif
+
+static int divert_on(int kind, int order, unsigned long fentry)
+{
+	unsigned long tiny = (unsigned long)call_tiny +
+			     (has_endbr((void *)call_tiny) ? 4 : 0);
+	int ret;
+
+	if (kind == DIVERT_IPMODIFY)	/* its filter: set by the case */
+		return register_ftrace_function(&divert_ops);
+	if (kind == DIVERT_GROW) {	/* on kpt_tiny() first: the case grows it */
+		ret = ftrace_set_filter_ip(&divert_ops, tiny, 0, 1);
+		return ret ?: register_ftrace_function(&divert_ops);
+	}
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+	if (ftrace_set_filter_ip(&divert_direct_ops[order], fentry, 0, 1))
+		return -EINVAL;
+	ret = register_ftrace_direct(&divert_direct_ops[order],
+				     (unsigned long)kpt_direct_skip);
+	if (ret)
+		ftrace_free_filter(&divert_direct_ops[order]);
+	return ret;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+static int divert_off(int kind, int order, unsigned long fentry)
+{
+	int ret;
+
+	if (kind == DIVERT_IPMODIFY)
+		return unregister_ftrace_function(&divert_ops);
+	if (kind == DIVERT_GROW) {
+		ret = unregister_ftrace_function(&divert_ops);
+		return ret ?: ftrace_set_filter_ip(&divert_ops, fentry, 0, 1);
+	}
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
+	return unregister_ftrace_direct(&divert_direct_ops[order],
+					(unsigned long)kpt_direct_skip, true);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* n calls of kpt_target(i, 2): how many returned what kind makes of it */
+static int divert_calls(int n, int kind)
+{
+	int i, ok = 0, want;
+
+	for (i = 0; i < n; i++) {
+		want = kind == DIVERT_DIRECT ? KPT_DIRECT_RET :
+		       kind >= 0 ? i * 1000 + 2 : i * 31 + 2;
+		ok += call_target(i, 2) == want;
+	}
+	return ok;
+}
+
+#define KPT_X86_32_DIVERT \
+	"32-bit x86's ftrace keeps the original beside a kprobe (stock too)"
+
+int t_ftrace_divert(void)
+{
+	unsigned long fentry = kpt_target_entry +
+			       (has_endbr((void *)kpt_target_entry) ? 4 : 0);
+	u8 *next = (u8 *)fentry + MCOUNT_INSN_SIZE, orig = *next;
+	struct kprobe kp;
+	int kind, order, ret;
+
+	/*
+	 * Measured on 32-bit x86: the calls keep running the original while
+	 * the probe sees each of them, on stock as on ours, so ftrace there
+	 * does not carry out the IPMODIFY ops' new ip beside a kprobe.
+	 */
+	if (IS_ENABLED(CONFIG_X86_32))
+		return KPT_SKIP_BECAUSE(KPT_X86_32_DIVERT);
+	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
+		return 1;
+	for (kind = 0; kind < DIVERTERS; kind++) {
+		/*
+		 * 32-bit x86's ftrace_regs_caller never reads orig_ax: a
+		 * direct trampoline that shares its function with another
+		 * ops is not called there, on either kernel.
+		 */
+		if (kind == DIVERT_DIRECT &&
+		    (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) ||
+		     IS_ENABLED(CONFIG_X86_32)))
+			continue;
+		for (order = 0; order < 2; order++) {
+			target_probe(&kp, false);
+			if (order == 0) {
+				/*
+				 * The hook a probe before left lingering would
+				 * be taken over: on ours, wait for it to go, so
+				 * that the probe is carried.
+				 */
+				if (!upstream)
+					msleep(600);
+				if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+					goto out;
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
+				/* from the carrier's jump, on ours */
+				wait_for_kprobe_optimizer();
+				KPT_EXPECT(*next != orig);	/* carried */
+#endif
+			}
+			if (!KPT_EXPECT_EQ(divert_on(kind, order, fentry), 0)) {
+				if (order == 0)
+					unregister_kprobe(&kp);
+				goto out;
+			}
+			if (kind == DIVERT_GROW) {
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
+				/* still carried: the ops is on kpt_tiny() only */
+				if (order == 0)
+					KPT_EXPECT(*next != orig);
+#endif
+				/* by the function's address, not its fentry site */
+				ret = ftrace_set_filter_ip(&divert_ops,
+							   kpt_target_entry, 0, 0);
+				if (!KPT_EXPECT_EQ(ret, 0)) {
+					divert_off(kind, order, fentry);
+					if (order == 0)
+						unregister_kprobe(&kp);
+					goto out;
+				}
+			}
+			if (order == 1 &&
+			    !KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+				divert_off(kind, order, fentry);
+				goto out;
+			}
+			reset();
+			KPT_EXPECT_EQ(divert_calls(1000, kind), 1000);
+			pr_info("# %s, %s first: %d hits of 1000 diverted calls\n",
+				divert_names[kind], order ? "it" : "the probe",
+				h.pre);
+			KPT_EXPECT_EQ(h.pre, 1000);
+			KPT_EXPECT_EQ(h.pre_ip, fentry + 1);
+			KPT_EXPECT_EQ(h.pre_di, 999);
+			KPT_EXPECT_EQ(h.pre_si, 2);
+			/* nothing past the fentry call stands for the probe */
+			KPT_EXPECT_EQ(*next, orig);
+			KPT_EXPECT_EQ(divert_off(kind, order, fentry), 0);
+			reset();
+			KPT_EXPECT_EQ(divert_calls(10, -1), 10);
+			KPT_EXPECT_EQ(h.pre, 10);
+			unregister_kprobe(&kp);
+			KPT_EXPECT_EQ(kp.nmissed, 0);
+		}
+	}
+#if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
+	/*
+	 * The users gone, an entry probe registered alone is carried again
+	 * (once the last probe's hook has stopped lingering).
+	 */
+	msleep(600);
+	target_probe(&kp, false);
+	if (KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+		KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+		unregister_kprobe(&kp);
+	}
+#endif
+	reset();
+	KPT_EXPECT_EQ(divert_calls(10, -1), 10);
+	KPT_EXPECT_EQ(h.pre, 0);
+	KPT_EXPECT_EQ(*next, orig);
+out:
+	ftrace_free_filter(&divert_ops);
+	return kpt_failed;
+}
+#elif defined(CONFIG_X86)
+int t_ftrace_divert(void)
+{
+	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+}
+#endif
+
+#if defined(CONFIG_X86) && defined(CONFIG_FUNCTION_TRACER)
+DEFINE_STATIC_KEY_FALSE(kpt_jl_key);
+
+/*
+ * An entry probe on a function whose instruction after the fentry nop
+ * is also reached from elsewhere, in a way decoding the function cannot
+ * see: from its cold part, or from a static branch, a nop until its key
+ * is turned on (kpt_carrier_targets.S).  The probe counts the calls, and
+ * only them: on the hook, as upstream's is; ours makes no carrier there
+ * (its int3 would count every pass through that instruction).
+ */
+static int afar_case(int (*fn)(int, int), int (*afar)(int, int))
+{
+	u8 *next = (u8 *)fn + (has_endbr(fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	int i, calls = 0, want;
+	u8 orig = *next;
+	struct kprobe kp;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	msleep(600);	/* no hook an earlier case left lingering */
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)fn;
+	kp.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	KPT_EXPECT(kp.flags & KPROBE_FLAG_FTRACE);
+#ifdef KPROBES_ANEW
+	wait_for_kprobe_optimizer();	/* a carrier would have its jump now */
+#endif
+	KPT_EXPECT_EQ(*next, orig);		/* no carrier's int3 or jump */
+	if (!afar)
+		static_branch_enable(&kpt_jl_key);
+	reset();
+	for (i = 0; i < 10; i++) {
+		want = afar ? i + 1 : i;
+		KPT_EXPECT_EQ(fn(i, 1), want);
+		calls++;
+		if (afar)
+			KPT_EXPECT_EQ(afar(i, 1), want);
+	}
+	if (!afar)
+		static_branch_disable(&kpt_jl_key);
+	KPT_EXPECT_EQ(h.pre, calls);
+	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KPT_EXPECT_EQ(h.pre_di, 9);
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KPT_EXPECT_EQ(*next, orig);
+	return kpt_failed;
+}
+
+int t_entry_cold_part(void)
+{
+	return afar_case(kpt_cold_target, kpt_cold_part);
+}
+
+int t_entry_static_branch(void)
+{
+	return afar_case(kpt_jl_target, NULL);
+}
+#elif defined(CONFIG_X86)
+int t_no_fentry(void)
+{
+	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+}
+#endif

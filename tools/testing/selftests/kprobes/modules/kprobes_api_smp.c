@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobes_api, x86: hits on another CPU while probes come and go.
+ */
+#define pr_fmt(fmt) fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+
+#include "kprobes_api.h"
+
+static atomic_t hammer_calls, hammer_errors, hammer_hits;
+
+static int hammer_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&hammer_hits);
+	return 0;
+}
+
+static void hammer_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	if (regs->ax != KPT_ASM_BASE + KPT_ASM_X(regs))
+		atomic_inc(&hammer_errors);
+}
+
+static int hammer_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&hammer_hits);
+	return 0;
+}
+
+static int hammer_fn(void *unused)
+{
+	long i = 0;
+
+	while (!kthread_should_stop()) {
+		if (call_asm(i) != KPT_ASM_BASE + i)
+			atomic_inc(&hammer_errors);
+		if (call_target(i, 1) != i * 31 + 1)
+			atomic_inc(&hammer_errors);
+		atomic_inc(&hammer_calls);
+		i = (i + 1) & 0xffff;	/* i * 31 + 1 stays an int */
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * The registering side runs in its own thread, so that the test can see
+ * it stall rather than stall with it: on a preemptible kernel upstream's
+ * optimizer holds kprobe_mutex (and text_mutex) across
+ * synchronize_rcu_tasks(), which cannot end while the hammer thread never
+ * switches voluntarily (cond_resched() does nothing under full
+ * preemption), so every register and unregister waits for the hammer to
+ * stop.  Ours waits for tasks outside its mutex (kprobes_opt.c).
+ */
+#define KPT_STALL_S	10
+#define KPT_UPSTREAM_STALL						\
+	"upstream stalls: its optimizer holds kprobe_mutex across "	\
+	"synchronize_rcu_tasks(), which waits for the busy hammer thread"
+static atomic_t registrar_rounds;
+static DECLARE_COMPLETION(registrar_done);
+
+static int registrar_fn(void *unused)
+{
+	static struct kprobe kp[2];
+	static struct kretprobe rp;
+	int round;
+
+	for (round = 0; round < 50; round++) {
+		struct kprobe *kps[2] = { &kp[0], &kp[1] };
+
+		init_probe(&kp[0]);
+		kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
+		kp[0].pre_handler = hammer_pre;
+		kp[0].post_handler = hammer_post;
+		init_probe(&kp[1]);
+		kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
+		kp[1].pre_handler = hammer_pre;
+		memset(&rp, 0, sizeof(rp));
+		rp.kp.addr = (kprobe_opcode_t *)kpt_target;
+		rp.handler = hammer_ret;
+		if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
+			break;
+		if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0)) {
+			unregister_kprobes(kps, 2);
+			break;
+		}
+		if (round & 1)
+			KPT_EXPECT_EQ(disable_kprobe(&kp[1]), 0);
+		usleep_range(200, 400);
+		unregister_kretprobe(&rp);
+		unregister_kprobes(kps, 2);
+		atomic_inc(&registrar_rounds);
+	}
+	/* for every later wait: the stall check may already have seen it */
+	complete_all(&registrar_done);
+	return 0;
+}
+
+int t_concurrent_hits_while_registering(void)
+{
+	struct task_struct *t, *r;
+	int cpu, seen = 0, stalled_at = -1;
+	unsigned long t0;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	atomic_set(&hammer_calls, 0);
+	atomic_set(&hammer_errors, 0);
+	atomic_set(&hammer_hits, 0);
+	atomic_set(&registrar_rounds, 0);
+	reinit_completion(&registrar_done);
+	t = kthread_create(hammer_fn, NULL, "kpt_hammer");
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		return 1;
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	r = kthread_run(registrar_fn, NULL, "kpt_registrar");
+	if (!KPT_EXPECT(!IS_ERR(r))) {
+		kthread_stop(t);
+		return 1;
+	}
+
+	/* a stall: no round ends for KPT_STALL_S while the hammer runs */
+	while (!wait_for_completion_timeout(&registrar_done,
+					    KPT_STALL_S * HZ)) {
+		int now = atomic_read(&registrar_rounds);
+
+		if (now == seen) {
+			stalled_at = now;
+			break;
+		}
+		seen = now;
+	}
+	t0 = jiffies;
+	kthread_stop(t);
+	wait_for_completion(&registrar_done);
+	pr_info("# %d calls on CPU%d, %d handler hits, %d bad results, %d rounds\n",
+		atomic_read(&hammer_calls), cpu, atomic_read(&hammer_hits),
+		atomic_read(&hammer_errors), atomic_read(&registrar_rounds));
+	if (stalled_at >= 0) {
+		pr_info("# round %d stalled for %d s while the hammer ran; it went on %u ms after the hammer stopped\n",
+			stalled_at, KPT_STALL_S, jiffies_to_msecs(jiffies - t0));
+		if (upstream && IS_ENABLED(CONFIG_PREEMPTION))
+			return KPT_SKIP_BECAUSE(KPT_UPSTREAM_STALL);
+	}
+	KPT_EXPECT_EQ(stalled_at, -1);
+	KPT_EXPECT_EQ(atomic_read(&registrar_rounds), 50);
+	KPT_EXPECT(atomic_read(&hammer_calls) > 0);
+	KPT_EXPECT(atomic_read(&hammer_hits) > 0);
+	KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
+	return kpt_failed;
+}
