@@ -509,7 +509,8 @@ static bool probe_is_registered(struct kprobe *p)
 
 /* ---- registration ------------------------------------------------------------ */
 
-static int __register_kprobe(struct kprobe *p, struct kprobe_batch *b)
+static int __register_kprobe(struct kprobe *p, unsigned int flags,
+			     struct kprobe_batch *b)
 {
 	struct kprobe_site *s;
 	struct module *mod = NULL;
@@ -547,7 +548,7 @@ again:
 	}
 
 	s = kprobe_site_lookup(a);
-	if (s && (s->carried || (s->carrier && kprobe_is_jprobe(p)))) {
+	if (s && (s->carried || (s->carrier && (flags & KPROBE_FLAG_JPROBE)))) {
 		/*
 		 * A probe at a carrier's address, or a jprobe (whose hit
 		 * returns to the entry), needs the fentry site hooked: move
@@ -579,7 +580,7 @@ again:
 	p->addr = addr;
 	p->nmissed = 0;
 	p->site = s;
-	p->flags &= KPROBE_FLAG_DISABLED;
+	p->flags = (p->flags & KPROBE_FLAG_DISABLED) | flags;
 	if (ftrace)
 		p->flags |= KPROBE_FLAG_FTRACE;
 	if (on_entry)
@@ -644,6 +645,47 @@ static void __unregister_kprobe_bottom(struct kprobe *p)
 	p->site = NULL;
 }
 
+/*
+ * register_kprobes() for an array of kprobes or of the structures that
+ * hold them (kretprobes, jprobes): see struct kprobe_array.
+ */
+int kprobe_register_array(const struct kprobe_array *a)
+{
+	struct kprobe_batch b;
+	int i, ret = 0;
+
+	kprobe_batch_init(&b);
+	for (i = 0; i < a->num; i++) {
+		struct kprobe *p = kprobe_array_at(a, i);
+
+		ret = p ? __register_kprobe(p, a->flags, &b) : -EINVAL;
+		if (ret)
+			break;
+	}
+	if (!ret) {
+		/* all ftrace sites of the batch in one update */
+		mutex_lock(&kprobe_mutex);
+		ret = kprobe_batch_ftrace(&b);
+		mutex_unlock(&kprobe_mutex);
+	}
+	if (ret) {
+		int n = i;
+
+		mutex_lock(&kprobe_mutex);
+		while (--i >= 0)
+			__unregister_kprobe_top(kprobe_array_at(a, i), &b);
+		kprobe_batch_ftrace(&b);
+		mutex_unlock(&kprobe_mutex);
+		/* their handlers may have run already: wait them out */
+		__kprobe_batch_commit(&b, KPROBE_WAIT_HITS);
+		for (i = 0; i < n; i++)
+			__unregister_kprobe_bottom(kprobe_array_at(a, i));
+		return ret;
+	}
+	kprobe_batch_commit(&b);
+	return 0;
+}
+
 /**
  * register_kprobes() - register an array of kprobes
  * @kps: the probes
@@ -662,39 +704,11 @@ static void __unregister_kprobe_bottom(struct kprobe *p)
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	struct kprobe_batch b;
-	int i, ret = 0;
+	struct kprobe_array a = { .objs = (void *const *)kps, .num = num };
 
 	if (!kps || num <= 0)
 		return -EINVAL;
-	kprobe_batch_init(&b);
-	for (i = 0; i < num; i++) {
-		ret = __register_kprobe(kps[i], &b);
-		if (ret)
-			break;
-	}
-	if (!ret) {
-		/* all ftrace sites of the batch in one update */
-		mutex_lock(&kprobe_mutex);
-		ret = kprobe_batch_ftrace(&b);
-		mutex_unlock(&kprobe_mutex);
-	}
-	if (ret) {
-		int n = i;
-
-		mutex_lock(&kprobe_mutex);
-		while (--i >= 0)
-			__unregister_kprobe_top(kps[i], &b);
-		kprobe_batch_ftrace(&b);
-		mutex_unlock(&kprobe_mutex);
-		/* their handlers may have run already: wait them out */
-		__kprobe_batch_commit(&b, KPROBE_WAIT_HITS);
-		for (i = 0; i < n; i++)
-			__unregister_kprobe_bottom(kps[i]);
-		return ret;
-	}
-	kprobe_batch_commit(&b);
-	return 0;
+	return kprobe_register_array(&a);
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 
@@ -712,15 +726,17 @@ int register_kprobe(struct kprobe *p)
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
-void __unregister_kprobes(struct kprobe **kps, int num,
-			  enum kprobe_wait wait)
+/*
+ * unregister_kprobes() for an array of kprobes or of the structures that
+ * hold them, with the wait the caller needs before their memory is its own.
+ */
+void kprobe_unregister_array(const struct kprobe_array *a,
+			     enum kprobe_wait wait)
 {
 	struct kprobe_batch b;
 	bool one, *done;
-	int i;
+	int i, num = a->num;
 
-	if (!kps || num <= 0)
-		return;
 	/*
 	 * Which entries were registered: those alone get their list and
 	 * site reset at the end (a probe not registered stays untouched;
@@ -730,7 +746,7 @@ void __unregister_kprobes(struct kprobe **kps, int num,
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
-		bool r = __unregister_kprobe_top(kps[i], &b);
+		bool r = __unregister_kprobe_top(kprobe_array_at(a, i), &b);
 
 		if (done)
 			done[i] = r;
@@ -739,9 +755,12 @@ void __unregister_kprobes(struct kprobe **kps, int num,
 	mutex_unlock(&kprobe_mutex);
 	/* one wait for everything: no hit still uses any of these probes */
 	__kprobe_batch_commit(&b, wait);
-	for (i = 0; i < num; i++)
-		if (done ? done[i] : !!kps[i])
-			__unregister_kprobe_bottom(kps[i]);
+	for (i = 0; i < num; i++) {
+		struct kprobe *p = kprobe_array_at(a, i);
+
+		if (done ? done[i] : !!p)
+			__unregister_kprobe_bottom(p);
+	}
 	if (done != &one)
 		kfree(done);
 }
@@ -758,7 +777,10 @@ void __unregister_kprobes(struct kprobe **kps, int num,
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
-	__unregister_kprobes(kps, num, KPROBE_WAIT_HITS);
+	struct kprobe_array a = { .objs = (void *const *)kps, .num = num };
+
+	if (kps && num > 0)
+		kprobe_unregister_array(&a, KPROBE_WAIT_HITS);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 

@@ -17,11 +17,12 @@
  * of jprobes share a site with kprobes and kretprobes, and every handler
  * of the site runs in registration order, jprobe handlers included.
  *
- * What this file holds is the arch-neutral API: registration is
- * register_kprobes() on the embedded kprobes once they are checked to sit
- * on function entries (an ftrace'd entry included: the site then goes on
- * the IPMODIFY ftrace_ops, see site_ipmodify()), and unregistration is
- * unregister_kprobes(): a jprobe's handler runs with interrupts off from
+ * What this file holds is the arch-neutral API: registration is the
+ * core's, on the embedded kprobes once they are checked to sit on
+ * function entries (an ftrace'd entry included: the site then goes on
+ * the IPMODIFY ftrace_ops, see site_ipmodify()), with KPROBE_FLAG_JPROBE,
+ * which is how the core tells a jprobe; unregistration is the core's
+ * too: a jprobe's handler runs with interrupts off from
  * the hit to jprobe_return(), so the one IPI round of an unregister waits
  * for every handler under way, as it does for any hit.
  */
@@ -40,21 +41,8 @@ static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(jprobe_pre_handler);
 
-/**
- * kprobe_is_jprobe() - is this kprobe a jprobe's?
- * @p: a registered kprobe
- *
- * Return: true for the kprobe embedded in a registered jprobe.
- */
-bool kprobe_is_jprobe(struct kprobe *p)
-{
-	return p->pre_handler == jprobe_pre_handler;
-}
-
-NOKPROBE_SYMBOL(kprobe_is_jprobe);
-
 /*
- * Check a jprobe before it is handed to register_kprobes(): a handler,
+ * Check a jprobe before it is handed to the core's registration: a handler,
  * and a function entry (where the arguments are where the ABI put them).
  */
 static int jprobe_check(struct jprobe *jp)
@@ -80,9 +68,12 @@ static int jprobe_check(struct jprobe *jp)
  */
 int register_jprobes(struct jprobe **jps, int num)
 {
-	kprobe_pre_handler_t *pre;
-	kprobe_post_handler_t *post;
-	struct kprobe **kps;
+	struct kprobe_array a = KPROBE_ARRAY(jps, num, struct jprobe,
+					     KPROBE_FLAG_JPROBE);
+	struct jprobe_handlers {
+		kprobe_pre_handler_t pre;
+		kprobe_post_handler_t post;
+	} *saved;
 	int i, ret;
 
 	if (!jps || num <= 0)
@@ -95,35 +86,30 @@ int register_jprobes(struct jprobe **jps, int num)
 		if (ret)
 			return ret;
 	}
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
-	pre = kcalloc(num, sizeof(*pre), GFP_KERNEL);
-	post = kcalloc(num, sizeof(*post), GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!kps || !pre || !post)
-		goto out;
+	saved = kcalloc(num, sizeof(*saved), GFP_KERNEL);
+	if (!saved)
+		return -ENOMEM;
 	/* a jprobe's kprobe is the jprobe's own: no caller handlers run there */
 	for (i = 0; i < num; i++) {
-		kps[i] = &jps[i]->kp;
-		pre[i] = kps[i]->pre_handler;
-		post[i] = kps[i]->post_handler;
-		kps[i]->pre_handler = jprobe_pre_handler;
-		kps[i]->post_handler = NULL;
+		struct kprobe *kp = &jps[i]->kp;
+
+		saved[i].pre = kp->pre_handler;
+		saved[i].post = kp->post_handler;
+		kp->pre_handler = jprobe_pre_handler;
+		kp->post_handler = NULL;
 	}
-	ret = register_kprobes(kps, num);
+	ret = kprobe_register_array(&a);
 	if (ret) {
 		/*
 		 * Nothing registered now; a jprobe that was registered before
 		 * this call (a double registration) had these values already.
 		 */
 		for (i = 0; i < num; i++) {
-			kps[i]->pre_handler = pre[i];
-			kps[i]->post_handler = post[i];
+			jps[i]->kp.pre_handler = saved[i].pre;
+			jps[i]->kp.post_handler = saved[i].post;
 		}
 	}
-out:
-	kfree(post);
-	kfree(pre);
-	kfree(kps);
+	kfree(saved);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_jprobes);
@@ -152,22 +138,10 @@ EXPORT_SYMBOL_GPL(register_jprobe);
  */
 void unregister_jprobes(struct jprobe **jps, int num)
 {
-	struct kprobe **kps;
-	int i;
+	struct kprobe_array a = KPROBE_ARRAY(jps, num, struct jprobe, 0);
 
-	if (!jps || num <= 0)
-		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
-	if (!kps) {
-		for (i = 0; i < num; i++)
-			if (jps[i])
-				unregister_kprobe(&jps[i]->kp);
-		return;
-	}
-	for (i = 0; i < num; i++)
-		kps[i] = jps[i] ? &jps[i]->kp : NULL;
-	unregister_kprobes(kps, num);
-	kfree(kps);
+	if (jps && num > 0)
+		kprobe_unregister_array(&a, KPROBE_WAIT_HITS);
 }
 EXPORT_SYMBOL_GPL(unregister_jprobes);
 

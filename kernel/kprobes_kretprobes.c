@@ -687,27 +687,21 @@ static int kretprobe_prepare(struct kretprobe *rp)
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe **kps;
+	struct kprobe_array a = KPROBE_ARRAY(rps, num, struct kretprobe, 0);
 	int i, ret;
 
 	if (!rps || num <= 0)
 		return -EINVAL;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
-	if (!kps)
-		return -ENOMEM;
 	for (i = 0; i < num; i++) {
-		ret = kretprobe_prepare(rps[i]);
+		ret = rps[i] ? kretprobe_prepare(rps[i]) : -EINVAL;
 		if (ret)
 			goto undo;
-		kps[i] = &rps[i]->kp;
 	}
-	ret = register_kprobes(kps, num);
-	if (!ret) {
-		kfree(kps);
+	ret = kprobe_register_array(&a);
+	if (!ret)
 		return 0;
-	}
 	/*
-	 * register_kprobes() waited out the hits; an instance they took may
+	 * The registration waited out the hits; an instance they took may
 	 * still be recycled by the trampoline, which runs with interrupts
 	 * on: a grace period before the pools go.
 	 */
@@ -717,7 +711,6 @@ undo:
 		kretprobe_orphan(rps[i]);
 		kretprobe_release(rps[i]);
 	}
-	kfree(kps);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
@@ -748,32 +741,19 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe **kps;
+	struct kprobe_array a = KPROBE_ARRAY(rps, num, struct kretprobe, 0);
 	int i;
 
 	if (!rps || num <= 0)
 		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL);
-	if (!kps) {
-		/* no memory for a batch: one by one */
-		for (i = 0; i < num; i++) {
-			struct kprobe *kp = &rps[i]->kp;
-
-			kretprobe_orphan(rps[i]);
-			__unregister_kprobes(&kp, 1, KPROBE_WAIT_GP);
-			kretprobe_release(rps[i]);
-		}
-		return;
-	}
-	for (i = 0; i < num; i++) {
-		kps[i] = &rps[i]->kp;
-		kretprobe_orphan(rps[i]);
-	}
-	/* a grace period: the trampoline recycles instances, irqs on */
-	__unregister_kprobes(kps, num, KPROBE_WAIT_GP);
 	for (i = 0; i < num; i++)
-		kretprobe_release(rps[i]);
-	kfree(kps);
+		if (rps[i])
+			kretprobe_orphan(rps[i]);
+	/* a grace period: the trampoline recycles instances, irqs on */
+	kprobe_unregister_array(&a, KPROBE_WAIT_GP);
+	for (i = 0; i < num; i++)
+		if (rps[i])
+			kretprobe_release(rps[i]);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 

@@ -385,7 +385,6 @@ static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 			 struct kprobe_frame *f);
 int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
-int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
 #else
 /* jprobes need a backend that implements them: register_jprobe() refuses */
 static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
@@ -394,8 +393,20 @@ static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
 }
 #endif /* CONFIG_HAVE_KPROBE_SITES */
 
+/*
+ * A core-internal flag, above the KPROBE_FLAG_*s of <linux/kprobes.h>:
+ * registration clears every flag but KPROBE_FLAG_DISABLED, then sets this
+ * one for register_jprobes()'s probes alone, so the core knows a jprobe
+ * without knowing its pre_handler.
+ */
+#define KPROBE_FLAG_JPROBE	BIT(15)
+
+static inline bool kprobe_is_jprobe(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_JPROBE;
+}
+
 char kprobe_type_char(struct kprobe *p);
-bool kprobe_is_jprobe(struct kprobe *p);
 void kprobes_set_all_armed(bool arm);
 
 /*
@@ -498,8 +509,35 @@ extern bool kprobes_initialized;
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
 				const char *symbol_name, unsigned long offset,
 				bool *on_entry);
-void __unregister_kprobes(struct kprobe **kps, int num,
-			  enum kprobe_wait wait);
+/*
+ * An array of probes for registration: num objects, each holding its
+ * struct kprobe kp_off bytes in (0 for an array of kprobes; the offset of
+ * kp in a kretprobe or jprobe), so the wrappers hand their own arrays over
+ * with no copy.  flags are the core-internal flags the probes get.
+ */
+struct kprobe_array {
+	void *const *objs;
+	int num;
+	size_t kp_off;
+	unsigned int flags;
+};
+
+#define KPROBE_ARRAY(_objs, _num, _type, _flags)			\
+	((struct kprobe_array){ .objs = (void *const *)(_objs),	\
+				.num = (_num),				\
+				.kp_off = offsetof(_type, kp),		\
+				.flags = (_flags) })
+
+/* the kprobe of entry i, or NULL for a NULL entry */
+static inline struct kprobe *kprobe_array_at(const struct kprobe_array *a,
+					     int i)
+{
+	return a->objs[i] ? (void *)((char *)a->objs[i] + a->kp_off) : NULL;
+}
+
+int kprobe_register_array(const struct kprobe_array *a);
+void kprobe_unregister_array(const struct kprobe_array *a,
+			     enum kprobe_wait wait);
 
 #ifdef CONFIG_KRETPROBES
 void kretprobe_trampoline_callback(struct pt_regs *regs);

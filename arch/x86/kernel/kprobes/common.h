@@ -154,6 +154,8 @@ struct pt_regs;
 void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs);
 int kprobe_int3_carrier(struct pt_regs *regs, struct kprobe_site *c);
+int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+		      unsigned long addr);
 
 /*
  * A trampoline's pt_regs (built by SAVE_REGS_STRING) as a kernel trap

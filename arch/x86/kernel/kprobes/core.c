@@ -406,6 +406,20 @@ static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
 NOKPROBE_SYMBOL(kprobe_fault_resumed);
 
 /*
+ * An int3 of another feature of this backend, never a site: returns 1
+ * once it has handled the trap at addr.  jprobes.c has one (the end of a
+ * jprobe's handler) and overrides this default, so the hit path needs no
+ * name of it.
+ */
+int __weak kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			     unsigned long addr)
+{
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_other);
+
+/*
  * Every int3 at depth 0 but the fast path's: sites with several probes or
  * a post_handler or jprobe, or an instruction to single-step; and (s NULL)
  * our own int3s in .kprobes.text and int3s that are not ours.  Nested
@@ -425,13 +439,12 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 	 */
 	if (!s || (s->flags & KPROBE_SITE_FTRACE)) {
 		/*
-		 * Our other int3s, in .kprobes.text (never a site): the end
-		 * of a jprobe's handler (or jprobe_return() called outside
-		 * one, stepped over with a warning), and the way back from a
+		 * Our other int3s, in .kprobes.text (never a site): another
+		 * feature's (kprobe_int3_other()), and the way back from a
 		 * #PF a fault_handler handled.
 		 */
-		if (addr == (unsigned long)jprobe_return_break)
-			return arch_jprobe_longjmp(regs, kcb);
+		if (kprobe_int3_other(regs, kcb, addr))
+			return 1;
 		if (addr == (unsigned long)kprobe_fault_resume && f && f->fault_ip)
 			return kprobe_fault_resumed(regs, f);
 		/*

@@ -24,9 +24,10 @@
  *
  * Back.  jprobe_return() tells lockdep the interrupt state the function
  * will have again and executes an int3 we know; kprobe_int3_handler()
- * sends it to arch_jprobe_longjmp(), which puts the saved registers in the
- * trap frame (stack pointer included: the handler's frames are dropped)
- * and lets the hit go on from the jprobe on (kprobe_jprobe_resume()).
+ * hands it to kprobe_int3_other(), this file's, and so to
+ * jprobe_longjmp(), which puts the saved registers in the trap frame
+ * (stack pointer included: the handler's frames are dropped) and lets
+ * the hit go on from the jprobe on (kprobe_jprobe_resume()).
  *
  * Interrupts are off from the hit to the longjmp, which is what lets
  * unregister_jprobe() wait for handlers with one IPI round, as for every
@@ -45,6 +46,8 @@
 #include <asm/asm.h>
 #include <asm/nospec-branch.h>
 #include <asm/stacktrace.h>
+
+#include "common.h"
 
 struct jprobe_excursion {
 	struct pt_regs regs;	/* the probed function's, at the hit */
@@ -204,14 +207,11 @@ __used __visible void jprobe_return_prepare(void)
 
 NOKPROBE_SYMBOL(jprobe_return_prepare);
 
-/**
- * arch_jprobe_longjmp() - the int3 of jprobe_return() was hit
- * @regs: the trap's registers, at the end of the handler
- * @kcb: this CPU's hit state
- *
- * Return: 1 (handled).
+/*
+ * The int3 of jprobe_return() was hit (regs: the trap's, at the end of
+ * the handler): the function's registers back, and the hit goes on.
  */
-int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+static int jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	struct jprobe_excursion *jx = this_cpu_ptr(&jprobe_excursion);
 	struct kprobe_frame *f = kprobe_frame_top(kcb);
@@ -255,4 +255,15 @@ int arch_jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 	return kprobe_jprobe_resume(regs, kcb, f);
 }
 
-NOKPROBE_SYMBOL(arch_jprobe_longjmp);
+NOKPROBE_SYMBOL(jprobe_longjmp);
+
+/* core.c's hook for int3s that are not sites: jprobe_return()'s */
+int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+		      unsigned long addr)
+{
+	if (addr != (unsigned long)jprobe_return_break)
+		return 0;
+	return jprobe_longjmp(regs, kcb);
+}
+
+NOKPROBE_SYMBOL(kprobe_int3_other);

@@ -130,6 +130,7 @@ int t_reentry_counts_nmissed(void);
 int t_disable_enable(void);
 int t_batch_register(void);
 int t_batch_rollback(void);
+int t_batch_null_entry(void);
 int t_double_register(void);
 #endif
 

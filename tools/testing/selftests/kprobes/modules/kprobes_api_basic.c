@@ -395,6 +395,35 @@ int t_batch_rollback(void)
 	return kpt_failed;
 }
 
+/*
+ * A NULL entry in the array is bad input: -EINVAL, and the entries before
+ * it are rolled back, as for any error.
+ */
+int t_batch_null_entry(void)
+{
+	static struct kprobe kp;
+	struct kprobe *kps[2] = { &kp, NULL };
+
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream dereferences a NULL entry");
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
+	kp.pre_handler = pre_record;
+	KPT_EXPECT_EQ(register_kprobes(kps, 2), -EINVAL);
+	KPT_EXPECT(!registered(&kp));
+	reset();
+	call_asm(1);
+	KPT_EXPECT_EQ(h.pre, 0);
+	unregister_kprobes(kps, 2);		/* NULL and unregistered: skipped */
+
+	/* it can be registered again */
+	KPT_EXPECT_EQ(register_kprobe(&kp), 0);
+	call_asm(1);
+	KPT_EXPECT_EQ(h.pre, 1);
+	unregister_kprobe(&kp);
+	return kpt_failed;
+}
+
 int t_double_register(void)
 {
 	struct kprobe kp;

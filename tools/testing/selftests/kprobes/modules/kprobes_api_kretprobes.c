@@ -238,6 +238,7 @@ int t_kretprobe_sleeping_function(void)
 int t_kretprobe_bad_input(void)
 {
 	struct kretprobe rp = { .handler = ret_handler };
+	struct kretprobe *rps[2] = { &rp, NULL };
 
 	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);	/* no target */
 	rp.kp.symbol_name = "kpt_no_such_symbol";
@@ -245,6 +246,23 @@ int t_kretprobe_bad_input(void)
 	rp.kp.symbol_name = "kpt_asm";
 	rp.kp.offset = kpt_asm_off_add;
 	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);	/* not at entry */
+	if (upstream)
+		return kpt_failed;	/* it dereferences a NULL entry */
+	/* a NULL entry: -EINVAL, the one before it rolled back */
+	rp.kp.symbol_name = NULL;
+	rp.kp.offset = 0;
+	rp.kp.addr = (kprobe_opcode_t *)kpt_target;
+	rp.entry_handler = ret_entry;
+	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
+	memset(&rh, 0, sizeof(rh));
+	KPT_EXPECT_EQ(register_kretprobes(rps, 2), -EINVAL);
+	call_target(1, 1);
+	KPT_EXPECT_EQ(rh.returns, 0);
+	unregister_kretprobes(rps, 2);	/* NULL and unregistered: skipped */
+	KPT_EXPECT_EQ(register_kretprobe(&rp), 0);
+	call_target(1, 1);
+	unregister_kretprobe(&rp);
+	KPT_EXPECT_EQ(rh.returns, 1);
 	return kpt_failed;
 }
 #endif /* CONFIG_X86 */

@@ -152,6 +152,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("post_joins_hit_in_flight", t_post_joins_hit_in_flight),
 	X86_CASE("batch_register", t_batch_register),
 	X86_CASE("batch_rollback", t_batch_rollback),
+	X86_CASE("batch_null_entry", t_batch_null_entry),
 	X86_CASE("ftrace_ops_switch", t_ftrace_ops_switch),
 	X86_CASE("ftrace_leave_and_return", t_ftrace_leave_and_return),
 	X86_CASE("carrier_entry", t_carrier_entry),

@@ -383,6 +383,46 @@ static int t_jprobe_with_kprobe_and_kretprobe(void)
 	return kpt_failed;
 }
 
+/*
+ * A jprobe joining an entry probe that was alone there: the jprobe's
+ * handler returns to the entry, so the site must be on the ftrace hook
+ * (an entry probe alone may be armed another way): both run on every
+ * call, in order, with the function's arguments, and the probe alone
+ * goes on after the jprobe leaves.
+ */
+static int t_jprobe_joins_lone_entry(void)
+{
+	struct jprobe jp;
+	struct kprobe kp;
+	int i;
+
+	init_values();
+	init_probe(&kp, call10[0]);
+	kp.pre_handler = k_second;
+	init_jprobe(&jp, call10[0], j_args10);
+	reset();
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		return 1;
+	msleep(100);	/* whatever arms a lone entry probe has done so */
+	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0)) {
+		unregister_kprobe(&kp);
+		return 1;
+	}
+	KPT_EXPECT_EQ(kprobe_ftrace(&jp.kp), IS_ENABLED(CONFIG_KPROBES_ON_FTRACE));
+	KPT_EXPECT_EQ(c10(0), want10());
+	KPT_EXPECT_EQ(c10(0), want10());
+	unregister_jprobe(&jp);
+	KPT_EXPECT_EQ(c10(0), want10());
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(h.hits, 2);
+	for (i = 0; i < 10; i++)
+		KPT_EXPECT_EQ(h.args[i], v10[i]);
+	KPT_EXPECT_EQ(h.norder, 3);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KPT_EXPECT_EQ(jp.kp.nmissed, 0);
+	return kpt_failed;
+}
+
 /* a jprobe handler calling a jprobed function: that one only counts */
 static long j_calls_inner(ARGS10)
 {
@@ -729,6 +769,7 @@ static const struct kpt_case cases[] = {
 	{ "jprobe_stack_bound", t_jprobe_stack_bound },
 	{ "jprobe_handler_returns", t_jprobe_handler_returns },
 	{ "jprobe_with_kprobe_and_kretprobe", t_jprobe_with_kprobe_and_kretprobe },
+	{ "jprobe_joins_lone_entry", t_jprobe_joins_lone_entry },
 	{ "jprobe_nested_nmissed", t_jprobe_nested_nmissed },
 	{ "jprobe_bad_input", t_jprobe_bad_input },
 	{ "jprobe_batch_and_disable", t_jprobe_batch_and_disable },
