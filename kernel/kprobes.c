@@ -630,6 +630,7 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
 	if (!p || !probe_is_registered(p))
 		return false;
 	s = p->site;
+	p->flags |= KPROBE_FLAG_LEAVING;
 	list_del_rcu(&p->list);
 	if (list_empty(&s->probes))
 		kprobe_site_retire(s, b);
@@ -638,11 +639,38 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
 	return true;
 }
 
-/* after the grace period: the probe's memory is the caller's again */
+/*
+ * After the grace period: the probe's memory is the caller's again.  Only
+ * a probe the top half took off (a probe that was not registered stays
+ * untouched; p->site must stay valid while hits may still read it).
+ */
 static void __unregister_kprobe_bottom(struct kprobe *p)
 {
+	if (!p || !(p->flags & KPROBE_FLAG_LEAVING))
+		return;
+	p->flags &= ~KPROBE_FLAG_LEAVING;
 	INIT_LIST_HEAD(&p->list);
 	p->site = NULL;
+}
+
+/**
+ * kprobe_is_registered() - is @p registered now?
+ * @p: a kprobe, registered or not (only its address is trusted)
+ *
+ * For the wrappers (kretprobes, jprobes), which must not touch a
+ * registered probe's handlers or pool before the core refuses to register
+ * it a second time.
+ *
+ * Return: true if @p is on a site.
+ */
+bool kprobe_is_registered(struct kprobe *p)
+{
+	bool ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = probe_is_registered(p);
+	mutex_unlock(&kprobe_mutex);
+	return ret;
 }
 
 /*
@@ -734,35 +762,18 @@ void kprobe_unregister_array(const struct kprobe_array *a,
 			     enum kprobe_wait wait)
 {
 	struct kprobe_batch b;
-	bool one, *done;
-	int i, num = a->num;
+	int i;
 
-	/*
-	 * Which entries were registered: those alone get their list and
-	 * site reset at the end (a probe not registered stays untouched;
-	 * p->site itself must stay valid while hits may still read it).
-	 */
-	done = num == 1 ? &one : kcalloc(num, sizeof(*done), GFP_KERNEL);
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
-	for (i = 0; i < num; i++) {
-		bool r = __unregister_kprobe_top(kprobe_array_at(a, i), &b);
-
-		if (done)
-			done[i] = r;
-	}
+	for (i = 0; i < a->num; i++)
+		__unregister_kprobe_top(kprobe_array_at(a, i), &b);
 	kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
 	/* one wait for everything: no hit still uses any of these probes */
 	__kprobe_batch_commit(&b, wait);
-	for (i = 0; i < num; i++) {
-		struct kprobe *p = kprobe_array_at(a, i);
-
-		if (done ? done[i] : !!p)
-			__unregister_kprobe_bottom(p);
-	}
-	if (done != &one)
-		kfree(done);
+	for (i = 0; i < a->num; i++)
+		__unregister_kprobe_bottom(kprobe_array_at(a, i));
 }
 
 /**

@@ -33,9 +33,16 @@
 #include <linux/export.h>
 #include <linux/slab.h>
 
-/* the pre_handler of every jprobe: the arch takes the hit from here */
+/*
+ * The pre_handler of every jprobe: the arch takes the hit from here.  A
+ * jprobe's kprobe registered again on its own (register_kprobe()) keeps
+ * this handler but not the flag: the core may then arm it where no
+ * jprobe can leave the hit, so it does nothing.
+ */
 static int jprobe_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
+	if (!kprobe_is_jprobe(p))
+		return 0;
 	return arch_jprobe_setjmp(container_of(p, struct jprobe, kp), regs);
 }
 
@@ -85,6 +92,9 @@ int register_jprobes(struct jprobe **jps, int num)
 		ret = jprobe_check(jps[i]);
 		if (ret)
 			return ret;
+		/* registered already: its handlers are not ours to swap */
+		if (kprobe_is_registered(&jps[i]->kp))
+			return -EINVAL;
 	}
 	saved = kcalloc(num, sizeof(*saved), GFP_KERNEL);
 	if (!saved)
@@ -100,10 +110,7 @@ int register_jprobes(struct jprobe **jps, int num)
 	}
 	ret = kprobe_register_array(&a);
 	if (ret) {
-		/*
-		 * Nothing registered now; a jprobe that was registered before
-		 * this call (a double registration) had these values already.
-		 */
+		/* nothing of this call is registered now */
 		for (i = 0; i < num; i++) {
 			jps[i]->kp.pre_handler = saved[i].pre;
 			jps[i]->kp.post_handler = saved[i].post;

@@ -693,7 +693,11 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	if (!rps || num <= 0)
 		return -EINVAL;
 	for (i = 0; i < num; i++) {
-		ret = rps[i] ? kretprobe_prepare(rps[i]) : -EINVAL;
+		/* a registered one's pool is in use: the core refuses it */
+		if (!rps[i] || kprobe_is_registered(&rps[i]->kp))
+			ret = -EINVAL;
+		else
+			ret = kretprobe_prepare(rps[i]);
 		if (ret)
 			goto undo;
 	}

@@ -394,12 +394,18 @@ static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
 #endif /* CONFIG_HAVE_KPROBE_SITES */
 
 /*
- * A core-internal flag, above the KPROBE_FLAG_*s of <linux/kprobes.h>:
- * registration clears every flag but KPROBE_FLAG_DISABLED, then sets this
- * one for register_jprobes()'s probes alone, so the core knows a jprobe
- * without knowing its pre_handler.
+ * Core-internal flags, above the KPROBE_FLAG_*s of <linux/kprobes.h>.
+ * Registration clears every flag but KPROBE_FLAG_DISABLED, then sets
+ * KPROBE_FLAG_JPROBE for register_jprobes()'s probes alone, so the core
+ * knows a jprobe without knowing its pre_handler.  KPROBE_FLAG_LEAVING
+ * marks a probe an unregistration took off its site, until it hands the
+ * probe back after the wait.
  */
+#define KPROBE_FLAG_LEAVING	BIT(14)
 #define KPROBE_FLAG_JPROBE	BIT(15)
+static_assert(!((KPROBE_FLAG_LEAVING | KPROBE_FLAG_JPROBE) &
+		(KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED |
+		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_ON_FUNC_ENTRY)));
 
 static inline bool kprobe_is_jprobe(struct kprobe *p)
 {
@@ -523,19 +529,24 @@ struct kprobe_array {
 };
 
 #define KPROBE_ARRAY(_objs, _num, _type, _flags)			\
-	((struct kprobe_array){ .objs = (void *const *)(_objs),	\
-				.num = (_num),				\
-				.kp_off = offsetof(_type, kp),		\
-				.flags = (_flags) })
+	((struct kprobe_array){						\
+		.objs = (void *const *)(_objs) +			\
+			BUILD_BUG_ON_ZERO(!__same_type(*(_objs), _type *)), \
+		.num = (_num),						\
+		.kp_off = offsetof(_type, kp),				\
+		.flags = (_flags) })
 
 /* the kprobe of entry i, or NULL for a NULL entry */
 static inline struct kprobe *kprobe_array_at(const struct kprobe_array *a,
 					     int i)
 {
-	return a->objs[i] ? (void *)((char *)a->objs[i] + a->kp_off) : NULL;
+	void *obj = a->objs[i];
+
+	return obj ? obj + a->kp_off : NULL;
 }
 
 int kprobe_register_array(const struct kprobe_array *a);
+bool kprobe_is_registered(struct kprobe *p);
 void kprobe_unregister_array(const struct kprobe_array *a,
 			     enum kprobe_wait wait);
 

@@ -171,6 +171,7 @@ int t_no_fentry(void);
 int t_carrier_entry(void);
 int t_carrier_move_exact(void);
 int t_carrier_background_move(void);
+int t_carrier_move_reader_window(void);
 int t_carrier_move_unlocked(void);
 int t_carrier_sysctl_off(void);
 int t_carrier_region_probe(void);
@@ -179,6 +180,7 @@ int t_carrier_none(void);
 #define t_carrier_entry			t_carrier_none
 #define t_carrier_move_exact		t_carrier_none
 #define t_carrier_background_move	t_carrier_none
+#define t_carrier_move_reader_window	t_carrier_none
 #define t_carrier_move_unlocked		t_carrier_none
 #define t_carrier_sysctl_off		t_carrier_none
 #define t_carrier_region_probe		t_carrier_none

@@ -401,7 +401,7 @@ int t_batch_rollback(void)
  */
 int t_batch_null_entry(void)
 {
-	static struct kprobe kp;
+	struct kprobe kp;
 	struct kprobe *kps[2] = { &kp, NULL };
 
 	if (upstream)

@@ -20,6 +20,9 @@
 #include "kprobes_api.h"
 
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
+#include <linux/kprobes_core.h>
+#include <linux/wprobes.h>
+
 /*
  * A carried entry probe: its handlers see what the ftrace hook shows
  * (ip = entry + 1 for the pre_handler, past the nop for the post_handler,
@@ -114,6 +117,7 @@ static struct task_struct *mover_task;
 static bool mover_pause, mover_paused;
 static int (*mover_call)(int, int);
 static int mover_want;		/* mover_call(x, 1) - x * mover_want */
+static int mover_nap = 255;	/* it sleeps after each (mover_nap + 1) calls */
 
 static int mover_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -136,7 +140,7 @@ static int mover_fn(void *unused)
 		if (mover_call(i & 0xff, 1) != (i & 0xff) * mover_want + 1)
 			atomic_inc(&mover_errors);
 		atomic_inc(&mover_calls);
-		if (!(++i & 255))
+		if (!(++i & READ_ONCE(mover_nap)))
 			usleep_range(20, 40);
 	}
 	return 0;
@@ -222,6 +226,113 @@ int t_carrier_move_exact(void)
 	WRITE_ONCE(mover_task, NULL);
 	kthread_stop(t);
 	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	return kpt_failed;
+}
+
+/*
+ * The hook callback of a moving site reads the carrier once and goes on
+ * in it: an unregistration may end the move, and retire the carrier,
+ * right after that read.  A read/write watchpoint on the site's
+ * ->carrier_moving stops the mover thread just after each of its reads
+ * there, until the move is over and the carrier dropped (or ten
+ * milliseconds), and the probe goes away during a background move
+ * (kpt_tiny(): no jump, so its carrier moves a moment after
+ * registration): the call held then goes on in a carrier the
+ * unregistration has dropped.  Every call must still return its result
+ * and be seen at most once, and the carrier's memory must still be there
+ * (KASAN, in make test-debug).  A reader that read ->carrier_moving and
+ * then the carrier (two loads, as before the fix) gets NULL for the
+ * second here.
+ */
+static struct kprobe_site *window_site;
+static atomic_t window_reads, window_ends;
+static bool window_holding;
+
+static void window_watch(struct wprobe *wp, struct pt_regs *regs)
+{
+	int i;
+
+	if (current != READ_ONCE(mover_task) ||
+	    !READ_ONCE(window_site->carrier_moving))
+		return;
+	atomic_inc(&window_reads);
+	WRITE_ONCE(window_holding, true);
+	for (i = 0; i < 10000; i++) {
+		if (!READ_ONCE(window_site->carrier_moving) &&
+		    !READ_ONCE(window_site->carrier)) {
+			atomic_inc(&window_ends);
+			break;
+		}
+		udelay(1);
+	}
+	WRITE_ONCE(window_holding, false);
+}
+
+int t_carrier_move_reader_window(void)
+{
+	struct wprobe wp = { .type = WPROBE_RW, .handler = window_watch };
+	int cpu, calls, hits, round, i, ret = 0;
+	struct task_struct *t;
+	struct kprobe kp;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	atomic_set(&window_reads, 0);
+	atomic_set(&window_ends, 0);
+	mover_nap = 0;		/* a task switch after each call: the wait ends soon */
+	t = mover_start(call_tiny, 1, cpu);
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		goto out_nap;
+	for (round = 0; round < 5 && !atomic_read(&window_ends); round++) {
+		msleep(600);	/* no hook left lingering: the probe is carried */
+		init_probe(&kp);
+		kp.addr = (kprobe_opcode_t *)call_tiny;
+		kp.pre_handler = mover_pre;
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+			break;
+		if (!KPT_EXPECT(kp.site->carrier)) {
+			unregister_kprobe(&kp);
+			break;
+		}
+		window_site = kp.site;
+		wp.addr = &window_site->carrier_moving;
+		wp.len = sizeof(window_site->carrier_moving);
+		ret = register_wprobe(&wp);
+		if (ret) {
+			unregister_kprobe(&kp);
+			break;
+		}
+		calls = atomic_read(&mover_calls);
+		hits = atomic_read(&mover_hits);
+		mover_hold(false);
+		/* the mover is held after its read: end the move now */
+		for (i = 0; i < 20000 && !READ_ONCE(window_holding); i++)
+			usleep_range(50, 100);
+		unregister_kprobe(&kp);
+		msleep(20);
+		mover_hold(true);
+		unregister_wprobe(&wp);
+		calls = atomic_read(&mover_calls) - calls;
+		hits = atomic_read(&mover_hits) - hits;
+		pr_info("# round %d: %d calls, %d hits, %d reads held, %d across the end\n",
+			round, calls, hits, atomic_read(&window_reads),
+			atomic_read(&window_ends));
+		KPT_EXPECT(hits > 0);
+		KPT_EXPECT(hits <= calls);
+		KPT_EXPECT_EQ(kp.nmissed, 0);
+	}
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+out_nap:
+	mover_nap = 255;
+	if (ret)	/* ptrace or perf users hold every debug register */
+		return KPT_SKIP_BECAUSE("this boot: no debug register free");
+	/* the move ended while the mover was held after its read */
+	KPT_EXPECT(atomic_read(&window_ends) > 0);
 	return kpt_failed;
 }
 

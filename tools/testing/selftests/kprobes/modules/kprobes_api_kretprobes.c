@@ -261,8 +261,12 @@ int t_kretprobe_bad_input(void)
 	unregister_kretprobes(rps, 2);	/* NULL and unregistered: skipped */
 	KPT_EXPECT_EQ(register_kretprobe(&rp), 0);
 	call_target(1, 1);
+	/* twice: refused, and its instance pool still serves the first */
+	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);
+	call_target(1, 1);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.returns, 1);
+	KPT_EXPECT_EQ(rh.returns, 2);
+	KPT_EXPECT_EQ(rp.nmissed, 0);
 	return kpt_failed;
 }
 #endif /* CONFIG_X86 */

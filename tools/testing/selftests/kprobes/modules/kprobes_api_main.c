@@ -158,6 +158,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_entry", t_carrier_entry),
 	X86_CASE("carrier_move_exact", t_carrier_move_exact),
 	X86_CASE("carrier_background_move", t_carrier_background_move),
+	X86_CASE("carrier_move_reader_window", t_carrier_move_reader_window),
 	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
 	X86_CASE("carrier_sysctl_off", t_carrier_sysctl_off),
 	X86_CASE("carrier_region_probe", t_carrier_region_probe),

@@ -30,6 +30,7 @@
 #include "kprobes_seed_targets.h"
 
 #ifdef KPROBES_ANEW
+#include <linux/kprobes_core.h>
 
 /* ---- targets ------------------------------------------------------------ */
 
@@ -384,11 +385,11 @@ static int t_jprobe_with_kprobe_and_kretprobe(void)
 }
 
 /*
- * A jprobe joining an entry probe that was alone there: the jprobe's
- * handler returns to the entry, so the site must be on the ftrace hook
- * (an entry probe alone may be armed another way): both run on every
- * call, in order, with the function's arguments, and the probe alone
- * goes on after the jprobe leaves.
+ * A jprobe joining an entry probe that was alone there, armed by a
+ * carrier: the jprobe's handler returns to the entry, so the site must
+ * move onto the ftrace hook first: both run on every call, in order,
+ * with the function's arguments, and the probe alone goes on after the
+ * jprobe leaves.
  */
 static int t_jprobe_joins_lone_entry(void)
 {
@@ -403,12 +404,16 @@ static int t_jprobe_joins_lone_entry(void)
 	reset();
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 		return 1;
-	msleep(100);	/* whatever arms a lone entry probe has done so */
+	if (!kp.site->carrier) {
+		unregister_kprobe(&kp);
+		return KPT_SKIP_BECAUSE("this boot: the entry probe got no carrier");
+	}
 	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0)) {
 		unregister_kprobe(&kp);
 		return 1;
 	}
-	KPT_EXPECT_EQ(kprobe_ftrace(&jp.kp), IS_ENABLED(CONFIG_KPROBES_ON_FTRACE));
+	KPT_EXPECT(!kp.site->carrier);		/* moved onto the hook */
+	KPT_EXPECT(kprobe_ftrace(&jp.kp));
 	KPT_EXPECT_EQ(c10(0), want10());
 	KPT_EXPECT_EQ(c10(0), want10());
 	unregister_jprobe(&jp);
@@ -512,6 +517,25 @@ static int t_jprobe_bad_input(void)
 	unregister_jprobe(&jp);				/* harmless */
 	KPT_EXPECT_EQ(c10(1), want10());
 	KPT_EXPECT_EQ(h.hits, 1);
+
+	/* its kprobe on its own: a plain probe, no handler of the jprobe */
+	if (!KPT_EXPECT_EQ(register_kprobe(&jp.kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(c10(1), want10());
+	KPT_EXPECT_EQ(h.hits, 1);
+	unregister_kprobe(&jp.kp);
+
+	/* its kprobe registered as a plain probe: refused, handlers kept */
+	init_jprobe(&jp, call10[1], j_args10);
+	jp.kp.pre_handler = k_second;
+	if (!KPT_EXPECT_EQ(register_kprobe(&jp.kp), 0))
+		return 1;
+	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
+	KPT_EXPECT(jp.kp.pre_handler == k_second);
+	KPT_EXPECT_EQ(c10(1), want10());
+	unregister_kprobe(&jp.kp);
+	KPT_EXPECT_EQ(h.hits, 1);
+	KPT_EXPECT_EQ(h.norder, 1);
 
 	/* jprobe_return() outside a handler: a warning, and it returns */
 	jprobe_return();
