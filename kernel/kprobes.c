@@ -442,17 +442,33 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	lockdep_assert_held(&kprobe_mutex);
 	WRITE_ONCE(s->solo, NULL);
 	WRITE_ONCE(s->solo_post, NULL);
+	list_del(&s->all);
+	list_add_tail(&s->free_list, &b->to_free);
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* no probes left: kprobe_batch_ftrace() unhooks it */
 		if (list_empty(&s->ftrace_node))
 			list_add_tail(&s->ftrace_node, &b->ftrace);
+	} else if (kprobe_opt_undo_begin(s, b)) {
+		return;		/* kprobe_opt_undo_jumps() goes on */
 	} else {
 		kprobe_unoptimize(s);
-		if (s->flags & KPROBE_SITE_ARMED) {
-			arch_disarm_site(s);
-			b->poked = true;
-			s->flags &= ~KPROBE_SITE_ARMED;
-		}
+	}
+	kprobe_site_retired(s, b);
+}
+
+/*
+ * The end of kprobe_site_retire(): the original byte back (the batch
+ * syncs it) and the site out of the hash table.  A CPU that trapped on
+ * the int3 before and looks the site up after finds none, and the byte
+ * is no longer an int3: it runs the original instruction.
+ */
+void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	if (!(s->flags & KPROBE_SITE_FTRACE) &&
+	    (s->flags & KPROBE_SITE_ARMED)) {
+		arch_disarm_site(s);
+		b->poked = true;
+		s->flags &= ~KPROBE_SITE_ARMED;
 	}
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
 		hlist_del_rcu(&s->hash);
@@ -460,8 +476,6 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	} else {
 		kprobe_nr_gone--;	/* a gone site, off kprobe_sites now */
 	}
-	list_del(&s->all);
-	list_add_tail(&s->free_list, &b->to_free);
 	/* a site before it whose region it blocked may be optimized now */
 	if (!(s->flags & KPROBE_SITE_FTRACE))
 		kprobe_opt_unblock(s->addr);
@@ -765,10 +779,13 @@ void kprobe_unregister_array(const struct kprobe_array *a,
 	int i;
 
 	kprobe_batch_init(&b);
+	b.undo_jumps = true;
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < a->num; i++)
 		__unregister_kprobe_top(kprobe_array_at(a, i), &b);
 	kprobe_batch_ftrace(&b);
+	/* the jumps of the optimized sites that went: two IPI rounds in all */
+	kprobe_opt_undo_jumps(&b);
 	mutex_unlock(&kprobe_mutex);
 	/* one wait for everything: no hit still uses any of these probes */
 	__kprobe_batch_commit(&b, wait);

@@ -53,7 +53,6 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/module_symbol.h>
-#include <linux/jhash.h>
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/bug.h>
@@ -222,27 +221,29 @@ static bool kprobe_build_target_index(void)
 /*
  * The kernel's cold parts: gcc moves a function's unlikely blocks into
  * "<name>.cold" (gcc 8 and 9: "<name>.cold.N"), placed far away and
- * jumping back into the function.  Finding one by name costs a binary
- * search over kallsyms' names, each step walking up to 255 compressed
- * names; one pass over the kernel's symbols instead records every cold
- * part by a hash of its function's name, sorted.
+ * jumping back into the function.  Finding them for a function by name
+ * costs a name lookup per probe (kallsyms_lookup() expands names), and
+ * a search over kallsyms' names; one pass over the kernel's symbols
+ * instead records every cold part under the start of each function of
+ * its name (a static name may be several functions': each gets the
+ * part), sorted by function.
  */
 struct kprobe_cold_part {
-	u32 hash;	/* jhash of the function's name */
+	u32 func;	/* the function's address - _stext */
 	u32 off;	/* the part's address - _stext */
 };
 
 static struct kprobe_cold_part *kprobe_cold;
 static unsigned int kprobe_cold_n, kprobe_cold_max;
+static char kprobe_cold_name[KSYM_NAME_LEN];	/* under kprobe_index_mutex */
 
-static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
+/* a function named as the part at *data: record the pair */
+static int kprobe_cold_parent(void *data, unsigned long func)
 {
-	const char *c = strstr(name, ".cold");
 	struct kprobe_cold_part *p;
 	unsigned int max;
 
-	if (!c || c == name || (c[5] && c[5] != '.') ||
-	    !kprobe_in_core_text(addr))
+	if (!kprobe_in_core_text(func))
 		return 0;
 	if (kprobe_cold_n == kprobe_cold_max) {
 		max = max(2 * kprobe_cold_max, 64U);
@@ -254,17 +255,29 @@ static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
 		kprobe_cold_max = max;
 	}
 	p = &kprobe_cold[kprobe_cold_n++];
-	p->hash = jhash(name, c - name, 0);
-	p->off = addr - (unsigned long)_stext;
+	p->func = func - (unsigned long)_stext;
+	p->off = *(unsigned long *)data - (unsigned long)_stext;
 	return 0;
+}
+
+static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
+{
+	const char *c = strstr(name, ".cold");
+
+	if (!c || c == name || (c[5] && c[5] != '.') ||
+	    !kprobe_in_core_text(addr) || c - name >= KSYM_NAME_LEN)
+		return 0;
+	strscpy(kprobe_cold_name, name, c - name + 1);
+	return kallsyms_on_each_match_symbol(kprobe_cold_parent,
+					     kprobe_cold_name, &addr);
 }
 
 static int kprobe_cold_cmp(const void *a, const void *b)
 {
 	const struct kprobe_cold_part *x = a, *y = b;
 
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
@@ -538,39 +551,41 @@ bool kprobe_jump_target(unsigned long addr)
 
 /**
  * kprobe_cold_parts() - the cold parts of a kernel function
- * @name: the function's name, as kallsyms has it
+ * @func: the function's start
  * @fn: called with @data and each part's address; non-zero stops the walk
  * @data: for @fn
  *
- * Every part recorded under @name's hash is passed, so a rare collision
- * passes another function's part too: a caller that asks what jumps where
- * only looks at more code.
+ * Every part named after @func's name is passed, another function's of
+ * the same name too: a caller that asks what jumps where only looks at
+ * more code.
  *
  * Return: -ENOENT if the index cannot answer (not built yet, or failed),
  * else @fn's last return value, or 0.
  */
-int kprobe_cold_parts(const char *name, int (*fn)(void *, unsigned long),
+int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 		      void *data)
 {
 	unsigned int lo = 0, hi, n;
-	u32 hash;
 	int ret = 0;
+	u32 key;
 
 	/* pairs with kprobe_index_prepare()'s release */
 	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_READY)
 		return -ENOENT;
-	hash = jhash(name, strlen(name), 0);
+	if (!kprobe_in_core_text(func))
+		return 0;
+	key = func - (unsigned long)_stext;
 	n = kprobe_cold_n;
 	hi = n;
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (kprobe_cold[mid].hash < hash)
+		if (kprobe_cold[mid].func < key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; !ret && lo < n && kprobe_cold[lo].hash == hash; lo++)
+	for (; !ret && lo < n && kprobe_cold[lo].func == key; lo++)
 		ret = fn(data, (unsigned long)_stext + kprobe_cold[lo].off);
 	return ret;
 }

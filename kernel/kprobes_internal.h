@@ -21,6 +21,8 @@
 struct kprobe_batch {
 	struct list_head to_free;	/* sites, via ->free_list */
 	struct list_head ftrace;	/* ftrace sites to re-sync, ->ftrace_node */
+	struct list_head undo;		/* jumps to undo together, ->opt_node */
+	bool undo_jumps;		/* retired sites' jumps go on ->undo */
 	bool poked;			/* text_poke() done, sync owed */
 };
 
@@ -28,6 +30,8 @@ static inline void kprobe_batch_init(struct kprobe_batch *b)
 {
 	INIT_LIST_HEAD(&b->to_free);
 	INIT_LIST_HEAD(&b->ftrace);
+	INIT_LIST_HEAD(&b->undo);
+	b->undo_jumps = false;
 	b->poked = false;
 }
 
@@ -36,6 +40,7 @@ void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
 struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);
+void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b);
 bool kprobe_site_wants_armed(struct kprobe_site *s);
 bool kprobe_site_ipmodify(struct kprobe_site *s);
 struct kprobe *kprobe_site_solo(struct kprobe_site *s, bool want_armed);

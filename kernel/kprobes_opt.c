@@ -13,6 +13,10 @@
  *                      of the region; on opt_ready while the optimizer
  *                      waits for the tasks inside the region to leave
  *   KPROBE_OPT_DONE    the jump is in place
+ *   KPROBE_OPT_UNDOING the site was unregistered in a batch that undoes
+ *                      its jumps together (kprobe_opt_undo_jumps()): the
+ *                      int3 is back, hits go through the detour, the
+ *                      rest of the region comes back with the batch
  *
  * The optimizer is a delayed work item, so that a batch of registrations
  * is optimized together: one wait for every task (synchronize_rcu_tasks(),
@@ -26,7 +30,10 @@
  * unregistered, module gone, kprobes/enabled = 0), a new probe inside the
  * region, the sysctl set to 0.  The detour stays allocated until the site
  * is freed (after the site's grace period), since a CPU may still run in
- * it, and is reused if the site qualifies again.
+ * it, and is reused if the site qualifies again.  An unregistration of
+ * many probes undoes the jumps of their sites together: every int3, one
+ * sync, every region's other bytes, one sync (two IPI rounds in all, not
+ * two per site).
  */
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
@@ -34,6 +41,8 @@
 #include <linux/workqueue.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/memory.h>
+
+#include "kprobes_internal.h"
 
 /* how long registrations may keep coming before one optimizer batch */
 #define KPROBE_OPT_DELAY	(HZ / 20)
@@ -91,6 +100,10 @@ void kprobe_unoptimize(struct kprobe_site *s)
 		arch_unoptimize(s);
 		opt_live--;
 		break;
+	case KPROBE_OPT_UNDOING:
+		/* retired: its batch owns it until kprobe_opt_undo_jumps() */
+		WARN_ON_ONCE(1);
+		return;
 	}
 	WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
 }
@@ -181,8 +194,53 @@ void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
 		return;
 	for (i = -(JMP32_INSN_SIZE - 1); i < n; i++) {
 		s = kprobe_site_lookup(addr + i);
-		if (s && s->opt_state == KPROBE_OPT_DONE)
+		if (s && s->opt_state >= KPROBE_OPT_DONE)
 			arch_opt_fix_bytes(s, addr, buf, n);
+	}
+}
+
+/**
+ * kprobe_opt_undo_begin() - a retired site's jump: undo it with its batch?
+ * @s: a site being retired (kprobe_mutex held)
+ * @b: the batch, whose undo_jumps says whether it undoes jumps together
+ *
+ * If so, the int3 goes back now, unsynced, and the site stays hashed and
+ * armed, its hits leaving through the detour, until
+ * kprobe_opt_undo_jumps() ends its retirement (kprobe_site_retired()).
+ *
+ * Return: true if @s is the batch's now.
+ */
+bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!b->undo_jumps || s->opt_state != KPROBE_OPT_DONE ||
+	    (s->flags & KPROBE_SITE_UNHASHED))
+		return false;
+	arch_unoptimize_begin(s);
+	WRITE_ONCE(s->opt_state, KPROBE_OPT_UNDOING);
+	list_add_tail(&s->opt_node, &b->undo);
+	return true;
+}
+
+/**
+ * kprobe_opt_undo_jumps() - the batch's retired sites lose their jumps
+ * @b: the batch (kprobe_mutex held, as when its sites were retired: no
+ *     registration may find them still hashed)
+ */
+void kprobe_opt_undo_jumps(struct kprobe_batch *b)
+{
+	struct kprobe_site *s, *t;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (list_empty(&b->undo))
+		return;
+	arch_unoptimize_finish(&b->undo);
+	list_for_each_entry_safe(s, t, &b->undo, opt_node) {
+		list_del_init(&s->opt_node);
+		/* a plain int3 now: hits step its instruction again */
+		WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
+		opt_live--;
+		kprobe_site_retired(s, b);
 	}
 }
 

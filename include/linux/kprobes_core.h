@@ -36,6 +36,7 @@ enum {
 	KPROBE_OPT_QUEUED,	/* waiting for the optimizer */
 	KPROBE_OPT_READY,	/* detour built: int3 hits leave through it */
 	KPROBE_OPT_DONE,	/* the jump to the detour is in place */
+	KPROBE_OPT_UNDOING,	/* retired: its jump goes with its batch */
 };
 
 struct kprobe_site {
@@ -431,7 +432,7 @@ void kprobe_index_prepare(void);
 bool kprobe_patched_text(unsigned long start, unsigned long end);
 bool kprobe_bug_site(unsigned long addr);
 bool kprobe_jump_target(unsigned long addr);
-int kprobe_cold_parts(const char *name, int (*fn)(void *, unsigned long),
+int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 		      void *data);
 bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
 			    unsigned long *offset);
@@ -448,10 +449,15 @@ int arch_prepare_opt(struct kprobe_site *s);
 void arch_optimize_queue(struct kprobe_site *s);
 void arch_optimize_finish(void);
 void arch_unoptimize(struct kprobe_site *s);
+void arch_unoptimize_begin(struct kprobe_site *s);
+void arch_unoptimize_finish(struct list_head *sites);
 void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
 			int n);
 void arch_release_opt(struct kprobe_site *s);
 unsigned long kprobe_opt_copy(struct kprobe_site *s);
+struct kprobe_batch;
+bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b);
+void kprobe_opt_undo_jumps(struct kprobe_batch *b);
 #else
 static inline void kprobe_opt_sync(struct kprobe_site *s) { }
 static inline void kprobe_unoptimize(struct kprobe_site *s) { }
@@ -460,6 +466,14 @@ static inline void kprobe_opt_unblock(unsigned long addr) { }
 static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
 static inline void arch_release_opt(struct kprobe_site *s) { }
 static inline unsigned long kprobe_opt_copy(struct kprobe_site *s) { return 0; }
+struct kprobe_batch;
+static inline bool kprobe_opt_undo_begin(struct kprobe_site *s,
+					 struct kprobe_batch *b)
+{
+	return false;
+}
+
+static inline void kprobe_opt_undo_jumps(struct kprobe_batch *b) { }
 #endif
 #ifdef CONFIG_KPROBES_CLASSIC
 int kprobes_classic_init(void);

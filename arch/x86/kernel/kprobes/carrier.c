@@ -176,8 +176,8 @@ static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
 /*
  * Does a cold part of the function at cc->addr (gcc's "<name>.cold",
  * placed far away, jumping back into it) aim at it?  Every part so named:
- * the kernel's from kprobes_index.c (gcc 8's "<name>.cold.N" too), or
- * the one module's.
+ * the kernel's from kprobes_index.c by the function's start (gcc 8's
+ * "<name>.cold.N" too; no name lookup), or the one module's.
  */
 static void carrier_cold_part(struct carrier_cold *cc)
 {
@@ -186,9 +186,17 @@ static void carrier_cold_part(struct carrier_cold *cc)
 		char cold[KSYM_NAME_LEN + 8];			/* sym.cold */
 		char mod[MODULE_NAME_LEN];
 	} *buf;
-	unsigned long size, offset;
+	unsigned long size, offset, func = cc->addr - MCOUNT_INSN_SIZE;
 	char *modname;
 
+	/* the fentry nop starts the function, or follows its ENDBR */
+	if (core_kernel_text(cc->addr) &&
+	    kprobe_cold_parts(func, carrier_cold_check, cc) != -ENOENT) {
+		if (!cc->aimed && ENDBR_INSN_SIZE)
+			kprobe_cold_parts(func - ENDBR_INSN_SIZE,
+					  carrier_cold_check, cc);
+		return;
+	}
 	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf || !kallsyms_lookup(cc->addr, &size, &offset, &modname,
 				     buf->sym)) {
@@ -202,8 +210,7 @@ static void carrier_cold_part(struct carrier_cold *cc)
 		/* a module of several objects may name two parts so */
 		strscpy(buf->mod, modname, sizeof(buf->mod));
 		module_kallsyms_on_each_symbol(buf->mod, carrier_cold_mod, cc);
-	} else if (kprobe_cold_parts(buf->sym, carrier_cold_check,
-				     cc) == -ENOENT) {
+	} else {
 		/* no index yet: by name, the exact "<name>.cold" only */
 		kallsyms_on_each_match_symbol(carrier_cold_check, buf->cold, cc);
 	}

@@ -382,6 +382,40 @@ void arch_unoptimize(struct kprobe_site *s)
 }
 
 /**
+ * arch_unoptimize_begin() - arch_unoptimize() for many sites: the int3
+ * @s: an optimized site
+ *
+ * The int3 is written, not synced: arch_unoptimize_finish() makes every
+ * site's visible everywhere with one IPI round, then puts back their
+ * regions' other bytes with one more.
+ */
+void arch_unoptimize_begin(struct kprobe_site *s)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+
+	mutex_lock(&text_mutex);
+	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
+	mutex_unlock(&text_mutex);
+}
+
+/**
+ * arch_unoptimize_finish() - the rest of arch_unoptimize() for many sites
+ * @sites: the sites of arch_unoptimize_begin(), on their ->opt_node
+ */
+void arch_unoptimize_finish(struct list_head *sites)
+{
+	struct kprobe_site *s;
+
+	mutex_lock(&text_mutex);
+	text_poke_sync();
+	list_for_each_entry(s, sites, opt_node)
+		text_poke((void *)s->addr + INT3_INSN_SIZE, s->ainsn.opt_orig + 1,
+			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+/**
  * arch_opt_fix_bytes() - undo an optimized site's jump in read text
  * @s: an optimized site
  * @addr: where @buf was read from

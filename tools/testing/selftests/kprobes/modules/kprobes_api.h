@@ -172,6 +172,7 @@ int t_carrier_entry(void);
 int t_carrier_move_exact(void);
 int t_carrier_background_move(void);
 int t_carrier_move_reader_window(void);
+int t_carrier_divert_during_move(void);
 int t_carrier_move_unlocked(void);
 int t_carrier_sysctl_off(void);
 int t_carrier_region_probe(void);
@@ -181,6 +182,7 @@ int t_carrier_none(void);
 #define t_carrier_move_exact		t_carrier_none
 #define t_carrier_background_move	t_carrier_none
 #define t_carrier_move_reader_window	t_carrier_none
+#define t_carrier_divert_during_move	t_carrier_none
 #define t_carrier_move_unlocked		t_carrier_none
 #define t_carrier_sysctl_off		t_carrier_none
 #define t_carrier_region_probe		t_carrier_none
@@ -203,6 +205,7 @@ int t_fault_in_handler(void);
 
 /* kprobes_api_smp.c */
 int t_concurrent_hits_while_registering(void);
+int t_batch_unregister_optimized(void);
 #endif /* CONFIG_X86 */
 
 #endif /* KPROBES_API_H */

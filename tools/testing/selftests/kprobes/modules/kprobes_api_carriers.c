@@ -337,6 +337,98 @@ out_nap:
 }
 
 /*
+ * A diverting ftrace user that comes while a carried entry probe is moving
+ * onto the hook: its registration waits for the move to end, so that no
+ * call meets both the user's redirect and the still-armed carrier (two
+ * hits), and no redirect of ours undoes the user's.  The user here is an
+ * IPMODIFY ops that sends kpt_tiny() to a twin with the same result; the
+ * probe sees each call of a second CPU once, before, across and after.
+ */
+static atomic_t twin_calls;
+
+static noinline int kpt_tiny_twin(int a, int b)
+{
+	atomic_inc(&twin_calls);
+	return a + b;
+}
+
+static void divert_to_twin(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	ftrace_regs_set_instruction_pointer(fregs, (unsigned long)kpt_tiny_twin);
+}
+
+static struct ftrace_ops twin_ops = {
+	.func = divert_to_twin,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+int t_carrier_divert_during_move(void)
+{
+	unsigned long fentry = (unsigned long)call_tiny +
+			       (has_endbr((void *)call_tiny) ? 4 : 0);
+	int cpu, calls, hits, i, ret;
+	struct kprobe_site *s;
+	struct task_struct *t;
+	struct kprobe kp;
+	bool moving;
+
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&twin_ops, fentry, 0, 1), 0))
+		return 1;
+	atomic_set(&twin_calls, 0);
+	msleep(600);	/* no hook left lingering: the probe is carried */
+	t = mover_start(call_tiny, 1, cpu);
+	if (!KPT_EXPECT(!IS_ERR(t)))
+		goto out_filter;
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)call_tiny;
+	kp.pre_handler = mover_pre;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		goto out_mover;
+	s = kp.site;
+	if (!KPT_EXPECT(s->carrier))
+		goto out_probe;
+	calls = atomic_read(&mover_calls);
+	hits = atomic_read(&mover_hits);
+	mover_hold(false);
+	/* the background move: hooked, waiting for every task to switch */
+	for (i = 0; i < 5000 && !READ_ONCE(s->carrier_moving); i++)
+		usleep_range(100, 200);
+	moving = READ_ONCE(s->carrier_moving);
+	ret = register_ftrace_function(&twin_ops);
+	KPT_EXPECT(moving);
+	KPT_EXPECT_EQ(ret, 0);
+	/* the registration waited for the move to end */
+	KPT_EXPECT(!READ_ONCE(s->carrier_moving));
+	KPT_EXPECT(!READ_ONCE(s->carrier));
+	msleep(20);
+	mover_hold(true);
+	if (!ret)
+		KPT_EXPECT_EQ(unregister_ftrace_function(&twin_ops), 0);
+	calls = atomic_read(&mover_calls) - calls;
+	hits = atomic_read(&mover_hits) - hits;
+	pr_info("# moving: %d; %d calls, %d hits, %d diverted\n", moving,
+		calls, hits, atomic_read(&twin_calls));
+	KPT_EXPECT(atomic_read(&twin_calls) > 0);
+	KPT_EXPECT_EQ(hits, calls);
+out_probe:
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+out_mover:
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+out_filter:
+	ftrace_free_filter(&twin_ops);
+	return kpt_failed;
+}
+
+/*
  * A carrier the optimizer cannot make a jump (kpt_tiny(): one short
  * instruction, then the return) hands its entry to the hook in the
  * background, a moment after registration: each call of a second CPU is

@@ -159,6 +159,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_move_exact", t_carrier_move_exact),
 	X86_CASE("carrier_background_move", t_carrier_background_move),
 	X86_CASE("carrier_move_reader_window", t_carrier_move_reader_window),
+	X86_CASE("carrier_divert_during_move", t_carrier_divert_during_move),
 	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
 	X86_CASE("carrier_sysctl_off", t_carrier_sysctl_off),
 	X86_CASE("carrier_region_probe", t_carrier_region_probe),
@@ -186,6 +187,7 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_absurd_maxactive", t_kretprobe_absurd_maxactive },
 	{ "kretprobe_unregister_while_live", t_kretprobe_unregister_while_live },
 	X86_CASE("concurrent_hits_while_registering", t_concurrent_hits_while_registering),
+	X86_CASE("batch_unregister_optimized", t_batch_unregister_optimized),
 };
 
 static int __init kprobes_api_init(void)

@@ -12,6 +12,8 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/string.h>
+#include <asm/text-patching.h>
 
 #include "kprobes_api.h"
 
@@ -50,6 +52,22 @@ static int hammer_fn(void *unused)
 		cond_resched();
 	}
 	return 0;
+}
+
+/* the hammer thread on cpu, its counts reset */
+static struct task_struct *hammer_start(int cpu)
+{
+	struct task_struct *t;
+
+	atomic_set(&hammer_calls, 0);
+	atomic_set(&hammer_errors, 0);
+	atomic_set(&hammer_hits, 0);
+	t = kthread_create(hammer_fn, NULL, "kpt_hammer");
+	if (!IS_ERR(t)) {
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+	}
+	return t;
 }
 
 /*
@@ -114,16 +132,11 @@ int t_concurrent_hits_while_registering(void)
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
-	atomic_set(&hammer_calls, 0);
-	atomic_set(&hammer_errors, 0);
-	atomic_set(&hammer_hits, 0);
 	atomic_set(&registrar_rounds, 0);
 	reinit_completion(&registrar_done);
-	t = kthread_create(hammer_fn, NULL, "kpt_hammer");
+	t = hammer_start(cpu);
 	if (!KPT_EXPECT(!IS_ERR(t)))
 		return 1;
-	kthread_bind(t, cpu);
-	wake_up_process(t);
 	r = kthread_run(registrar_fn, NULL, "kpt_registrar");
 	if (!KPT_EXPECT(!IS_ERR(r))) {
 		kthread_stop(t);
@@ -159,4 +172,59 @@ int t_concurrent_hits_while_registering(void)
 	KPT_EXPECT(atomic_read(&hammer_hits) > 0);
 	KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
 	return kpt_failed;
+}
+
+/*
+ * Unregistering optimized probes together undoes their jumps together
+ * (ours: every int3, one sync, every region's other bytes, one sync).
+ * With a second CPU calling through the regions all along, every call
+ * returns its result, no handler runs once the unregistration has
+ * returned, and the bytes are the original ones.
+ */
+int t_batch_unregister_optimized(void)
+{
+#ifdef KPROBES_ANEW
+	u8 *addr[2] = { (u8 *)kpt_asm_mov, (u8 *)kpt_asm_add };
+	struct kprobe kp[2], *kps[2] = { &kp[0], &kp[1] };
+	u8 orig[2][JMP32_INSN_SIZE];
+	int cpu, i, hits, nopt;
+	struct task_struct *t;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	for (i = 0; i < 2; i++) {
+		memcpy(orig[i], addr[i], JMP32_INSN_SIZE);
+		init_probe(&kp[i]);
+		kp[i].addr = (kprobe_opcode_t *)addr[i];
+		kp[i].pre_handler = hammer_pre;
+	}
+	if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
+		return 1;
+	t = hammer_start(cpu);
+	if (!KPT_EXPECT(!IS_ERR(t))) {
+		unregister_kprobes(kps, 2);
+		return 1;
+	}
+	wait_for_kprobe_optimizer();
+	nopt = kprobe_optimized(&kp[0]) + kprobe_optimized(&kp[1]);
+	msleep(20);
+	unregister_kprobes(kps, 2);
+	hits = atomic_read(&hammer_hits);
+	msleep(20);
+	KPT_EXPECT_EQ(atomic_read(&hammer_hits), hits);
+	kthread_stop(t);
+	pr_info("# %d of 2 optimized; %d calls on CPU%d, %d hits, %d bad results\n",
+		nopt, atomic_read(&hammer_calls), cpu, hits,
+		atomic_read(&hammer_errors));
+	if (KPT_JUMPS_EXPECTED)
+		KPT_EXPECT(nopt > 0);
+	KPT_EXPECT(hits > 0);
+	KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
+	for (i = 0; i < 2; i++)
+		KPT_EXPECT(!memcmp(addr[i], orig[i], JMP32_INSN_SIZE));
+	return kpt_failed;
+#else
+	return KPT_SKIP_BECAUSE("upstream does not export wait_for_kprobe_optimizer()");
+#endif
 }
