@@ -265,7 +265,7 @@ static int kprobe_cold_add(void *unused, const char *name, unsigned long addr)
 	const char *c = strstr(name, ".cold");
 
 	if (!c || c == name || (c[5] && c[5] != '.') ||
-	    !kprobe_in_core_text(addr) || c - name >= KSYM_NAME_LEN)
+	    !kprobe_in_core_text(addr))
 		return 0;
 	strscpy(kprobe_cold_name, name, c - name + 1);
 	return kallsyms_on_each_match_symbol(kprobe_cold_parent,
@@ -559,8 +559,8 @@ bool kprobe_jump_target(unsigned long addr)
  * the same name too: a caller that asks what jumps where only looks at
  * more code.
  *
- * Return: -ENOENT if the index cannot answer (not built yet, or failed),
- * else @fn's last return value, or 0.
+ * Return: -ENOENT if the index cannot answer (not built yet, or failed,
+ * or @func outside the kernel's text), else @fn's last return value, or 0.
  */
 int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 		      void *data)
@@ -570,10 +570,9 @@ int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 	u32 key;
 
 	/* pairs with kprobe_index_prepare()'s release */
-	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_READY)
+	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_READY ||
+	    !kprobe_in_core_text(func))
 		return -ENOENT;
-	if (!kprobe_in_core_text(func))
-		return 0;
 	key = func - (unsigned long)_stext;
 	n = kprobe_cold_n;
 	hi = n;

@@ -51,6 +51,14 @@ static int kprobes_optimization = 1;	/* debug.kprobes-optimization */
 static LIST_HEAD(opt_queue);		/* KPROBE_OPT_QUEUED sites */
 static LIST_HEAD(opt_ready);		/* KPROBE_OPT_READY sites */
 static int opt_live;			/* sites READY or DONE */
+/*
+ * Some site was refused for another site inside its region (-EAGAIN):
+ * only then may a site that goes unblock one (kprobe_opt_unblock()), so
+ * that a registration of many sites far apart does not look at the
+ * bytes before each of them when they go.  Never cleared: a guess that
+ * stays on costs lookups, never a missed optimization.
+ */
+static bool opt_blocked;
 
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(opt_work, kprobe_optimizer);
@@ -151,6 +159,7 @@ void kprobe_opt_break(unsigned long addr)
 		if (s && s->opt_state >= KPROBE_OPT_READY &&
 		    i < s->ainsn.opt_len) {
 			kprobe_unoptimize(s);
+			opt_blocked = true;	/* until the new site goes */
 			/* no jump while the new site is there: onto the hook */
 			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
 				kprobe_carrier_slow(s);
@@ -171,6 +180,8 @@ void kprobe_opt_unblock(unsigned long addr)
 	int i;
 
 	lockdep_assert_held(&kprobe_mutex);
+	if (!opt_blocked)
+		return;
 	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
 		s = kprobe_site_lookup(addr - i);
 		if (s && !(s->flags & KPROBE_SITE_FTRACE) &&
@@ -251,9 +262,13 @@ static void kprobe_optimizer(struct work_struct *work)
 	WRITE_ONCE(opt_busy, true);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry_safe(s, t, &opt_queue, opt_node) {
+		int ret = site_optimizable(s) ? arch_prepare_opt(s) : -EINVAL;
+
 		list_del_init(&s->opt_node);
-		if (!site_optimizable(s) || arch_prepare_opt(s)) {
+		if (ret) {
 			/* not this region: it stays an int3 */
+			if (ret == -EAGAIN)
+				opt_blocked = true;
 			s->opt_state = KPROBE_OPT_NONE;
 			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
 				kprobe_carrier_slow(s);

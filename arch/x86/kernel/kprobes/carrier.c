@@ -174,59 +174,53 @@ static int carrier_cold_mod(void *data, const char *name, unsigned long addr)
 }
 
 /*
- * Does a cold part of the function at cc->addr (gcc's "<name>.cold",
- * placed far away, jumping back into it) aim at it?  Every part so named:
- * the kernel's from kprobes_index.c by the function's start (gcc 8's
- * "<name>.cold.N" too; no name lookup), or the one module's.
+ * Does a cold part of the function at @func (gcc's "<name>.cold", placed
+ * far away, jumping back into it) aim at cc->addr?  Every part so named:
+ * the kernel's from kprobes_index.c, by the function's start (gcc 8's
+ * "<name>.cold.N" too), or the one module's, by name.  Before the index
+ * is built (early boot) the kernel's are not known: as good as yes.
  */
-static void carrier_cold_part(struct carrier_cold *cc)
+static void carrier_cold_part(struct carrier_cold *cc, unsigned long func)
 {
 	struct {
 		char sym[KSYM_NAME_LEN];
 		char cold[KSYM_NAME_LEN + 8];			/* sym.cold */
 		char mod[MODULE_NAME_LEN];
 	} *buf;
-	unsigned long size, offset, func = cc->addr - MCOUNT_INSN_SIZE;
+	unsigned long size, offset;
 	char *modname;
 
-	/* the fentry nop starts the function, or follows its ENDBR */
-	if (core_kernel_text(cc->addr) &&
-	    kprobe_cold_parts(func, carrier_cold_check, cc) != -ENOENT) {
-		if (!cc->aimed && ENDBR_INSN_SIZE)
-			kprobe_cold_parts(func - ENDBR_INSN_SIZE,
-					  carrier_cold_check, cc);
+	if (core_kernel_text(func)) {
+		if (kprobe_cold_parts(func, carrier_cold_check, cc) == -ENOENT)
+			cc->aimed = true;
 		return;
 	}
 	buf = kmalloc(sizeof(*buf), GFP_KERNEL);
-	if (!buf || !kallsyms_lookup(cc->addr, &size, &offset, &modname,
-				     buf->sym)) {
+	if (!buf || !kallsyms_lookup(func, &size, &offset, &modname,
+				     buf->sym) || !modname) {
 		cc->aimed = true;	/* not known: as good as yes */
 		kfree(buf);
 		return;
 	}
 	cc->len = snprintf(buf->cold, sizeof(buf->cold), "%s.cold", buf->sym);
 	cc->name = buf->cold;
-	if (modname) {
-		/* a module of several objects may name two parts so */
-		strscpy(buf->mod, modname, sizeof(buf->mod));
-		module_kallsyms_on_each_symbol(buf->mod, carrier_cold_mod, cc);
-	} else {
-		/* no index yet: by name, the exact "<name>.cold" only */
-		kallsyms_on_each_match_symbol(carrier_cold_check, buf->cold, cc);
-	}
+	/* a module of several objects may name two parts so */
+	strscpy(buf->mod, modname, sizeof(buf->mod));
+	module_kallsyms_on_each_symbol(buf->mod, carrier_cold_mod, cc);
 	kfree(buf);
 }
 
 /*
- * What the decode of the function cannot see: its cold part, and a
- * static branch, whose jump is a nop while its key is off (looked for
- * when the function or its cold part holds a nop one could be).
+ * What the decode of the function at @func cannot see: its cold part,
+ * and a static branch, whose jump is a nop while its key is off (looked
+ * for when the function or its cold part holds a nop one could be).
  */
-static bool carrier_aimed_from_afar(unsigned long addr, bool nops)
+static bool carrier_aimed_from_afar(unsigned long func, unsigned long addr,
+				    bool nops)
 {
 	struct carrier_cold cc = { .addr = addr, .nops = nops };
 
-	carrier_cold_part(&cc);
+	carrier_cold_part(&cc, func);
 	return cc.aimed || (cc.nops && kprobe_jump_target(addr));
 }
 
@@ -267,7 +261,7 @@ int arch_prepare_carrier(struct kprobe_site *c)
 	if (!kprobe_sym_size_offset(c->addr, &size, &offset))
 		return -EINVAL;
 	if (carrier_aimed_from(c->addr - offset, size, c->addr, &nops) ||
-	    carrier_aimed_from_afar(c->addr, nops))
+	    carrier_aimed_from_afar(c->addr - offset, c->addr, nops))
 		return -EINVAL;
 	return prepare_hit_stub(c);
 }

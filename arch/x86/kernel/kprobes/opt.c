@@ -253,8 +253,9 @@ static int opt_copy_region(struct kprobe_site *s, u8 *buf,
  * Called with kprobe_mutex held.  On success the site's int3 hits may go
  * through the detour (kprobe_opt_copy()); nothing is patched yet.
  *
- * Return: 0; -EINVAL, -EBUSY, -E2BIG or -EILSEQ if the region does not
- * qualify; -ENOMEM.
+ * Return: 0; -EAGAIN if another site is inside the region (it may
+ * qualify once that one goes); -EINVAL, -EBUSY, -E2BIG or -EILSEQ if the
+ * region does not qualify; -ENOMEM.
  */
 int arch_prepare_opt(struct kprobe_site *s)
 {
@@ -276,7 +277,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 		if (a >= end)
 			return -E2BIG;
 		if (len && kprobe_site_lookup(a))
-			return -EBUSY;
+			return -EAGAIN;	/* until that site goes */
 		if (kprobe_decode_at(a, &insn, ibuf))
 			return -EILSEQ;
 		if (!opt_relocatable(&insn) || search_exception_tables(a))

@@ -146,13 +146,19 @@ static int mover_fn(void *unused)
 	return 0;
 }
 
-/* stop the mover between two calls; its counts are then still */
+/*
+ * Stop the mover between two calls; its counts are then still.  A mover
+ * that never stops (stuck in a call) fails the case rather than hang it.
+ */
 static void mover_hold(bool hold)
 {
+	int i;
+
 	WRITE_ONCE(mover_paused, false);
 	WRITE_ONCE(mover_pause, hold);
-	while (hold && !READ_ONCE(mover_paused))
+	for (i = 0; hold && !READ_ONCE(mover_paused) && i < 10000; i++)
 		usleep_range(100, 200);
+	KPT_EXPECT(!hold || READ_ONCE(mover_paused));
 }
 
 /* the mover thread on cpu, calling fn, held */
@@ -234,15 +240,15 @@ int t_carrier_move_exact(void)
  * in it: an unregistration may end the move, and retire the carrier,
  * right after that read.  A read/write watchpoint on the site's
  * ->carrier_moving stops the mover thread just after each of its reads
- * there, until the move is over and the carrier dropped (or ten
- * milliseconds), and the probe goes away during a background move
- * (kpt_tiny(): no jump, so its carrier moves a moment after
- * registration): the call held then goes on in a carrier the
- * unregistration has dropped.  Every call must still return its result
- * and be seen at most once, and the carrier's memory must still be there
- * (KASAN, in make test-debug).  A reader that read ->carrier_moving and
- * then the carrier (two loads, as before the fix) gets NULL for the
- * second here.
+ * there, until the carrier is dropped (or ten milliseconds), and the
+ * probe goes away during a background move (kpt_tiny(): no jump, so its
+ * carrier moves a moment after registration): the call held then goes on
+ * in a carrier the unregistration has dropped.  A disabled probe keeps
+ * the site (and the watched word) until the watchpoint is gone.  Every
+ * call must still return its result and be seen at most once, and the
+ * carrier's memory must still be there (KASAN, in make test-debug).  A
+ * reader that read ->carrier_moving and then the carrier (two loads, as
+ * before the fix) gets NULL for the second here.
  */
 static struct kprobe_site *window_site;
 static atomic_t window_reads, window_ends;
@@ -258,8 +264,7 @@ static void window_watch(struct wprobe *wp, struct pt_regs *regs)
 	atomic_inc(&window_reads);
 	WRITE_ONCE(window_holding, true);
 	for (i = 0; i < 10000; i++) {
-		if (!READ_ONCE(window_site->carrier_moving) &&
-		    !READ_ONCE(window_site->carrier)) {
+		if (!READ_ONCE(window_site->carrier)) {
 			atomic_inc(&window_ends);
 			break;
 		}
@@ -272,8 +277,8 @@ int t_carrier_move_reader_window(void)
 {
 	struct wprobe wp = { .type = WPROBE_RW, .handler = window_watch };
 	int cpu, calls, hits, round, i, ret = 0;
+	struct kprobe kp, anchor;
 	struct task_struct *t;
-	struct kprobe kp;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
@@ -288,13 +293,21 @@ int t_carrier_move_reader_window(void)
 		goto out_nap;
 	for (round = 0; round < 5 && !atomic_read(&window_ends); round++) {
 		msleep(600);	/* no hook left lingering: the probe is carried */
+		init_probe(&anchor);
+		anchor.addr = (kprobe_opcode_t *)call_tiny;
+		anchor.flags = KPROBE_FLAG_DISABLED;
+		if (!KPT_EXPECT_EQ(register_kprobe(&anchor), 0))
+			break;
 		init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)call_tiny;
 		kp.pre_handler = mover_pre;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+			unregister_kprobe(&anchor);
 			break;
+		}
 		if (!KPT_EXPECT(kp.site->carrier)) {
 			unregister_kprobe(&kp);
+			unregister_kprobe(&anchor);
 			break;
 		}
 		window_site = kp.site;
@@ -303,6 +316,7 @@ int t_carrier_move_reader_window(void)
 		ret = register_wprobe(&wp);
 		if (ret) {
 			unregister_kprobe(&kp);
+			unregister_kprobe(&anchor);
 			break;
 		}
 		calls = atomic_read(&mover_calls);
@@ -315,6 +329,7 @@ int t_carrier_move_reader_window(void)
 		msleep(20);
 		mover_hold(true);
 		unregister_wprobe(&wp);
+		unregister_kprobe(&anchor);	/* the site may go now */
 		calls = atomic_read(&mover_calls) - calls;
 		hits = atomic_read(&mover_hits) - hits;
 		pr_info("# round %d: %d calls, %d hits, %d reads held, %d across the end\n",
