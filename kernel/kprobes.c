@@ -53,38 +53,15 @@
 
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
+#include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/init.h>
-#include <linux/slab.h>
-#include <linux/stddef.h>
-#include <linux/export.h>
-#include <linux/kallsyms.h>
-#include <linux/extable.h>
 #include <linux/module.h>
-#include <linux/moduleloader.h>
-#include <linux/memory.h>
-#include <linux/cpu.h>
-#include <linux/jump_label.h>
-#include <linux/static_call.h>
-#include <linux/ftrace.h>
-#include <linux/perf_event.h>
-#include <linux/sched/task.h>
-#include <linux/llist.h>
-#include <linux/bug.h>
-#include <linux/cfi.h>
-#include <linux/mm.h>
-#include <linux/hashtable.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
-#include <linux/error-injection.h>
-#include <linux/sysctl.h>
 
 #include "kprobes_internal.h"
-
-#include <asm/sections.h>
-#include <linux/cacheflush.h>
-#ifdef CONFIG_HAVE_KPROBE_SITES
-#include <asm/text-patching.h>
-#endif
 
 /* ---- the site hash table ------------------------------------------------- */
 
@@ -286,7 +263,7 @@ static struct kprobe *site_solo_post(struct kprobe_site *s, bool want_armed)
  * once, ftrace sites queued for kprobe_batch_ftrace()), and publish
  * has_post for the hit path.  Called with kprobe_mutex held.
  */
-static int site_sync(struct kprobe_site *s, struct kprobe_batch *b)
+int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	bool want = kprobe_site_wants_armed(s);
 	bool post = site_has_post(s);
@@ -609,14 +586,14 @@ again:
 		kprobe_unoptimize(s);
 	if (p->post_handler)
 		WRITE_ONCE(s->has_post, true);
-	/* hits walk the list, p included, until site_sync() decides */
+	/* hits walk the list, p included, until kprobe_site_sync() decides */
 	WRITE_ONCE(s->solo, NULL);
 	WRITE_ONCE(s->solo_post, NULL);
 	list_add_tail_rcu(&p->list, &s->probes);
 	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
 		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));
 
-	ret = site_sync(s, b);
+	ret = kprobe_site_sync(s, b);
 	if (ret) {
 		list_del_rcu(&p->list);
 		if (list_empty(&s->probes))
@@ -649,7 +626,7 @@ static bool __unregister_kprobe_top(struct kprobe *p, struct kprobe_batch *b)
 	if (list_empty(&s->probes))
 		kprobe_site_retire(s, b);
 	else
-		site_sync(s, b);
+		kprobe_site_sync(s, b);
 	return true;
 }
 
@@ -843,7 +820,7 @@ static int kprobe_set_disabled(struct kprobe *p, bool disable)
 		p->flags |= KPROBE_FLAG_DISABLED;
 	else
 		p->flags &= ~KPROBE_FLAG_DISABLED;
-	ret = site_sync(p->site, &b);
+	ret = kprobe_site_sync(p->site, &b);
 	if (!ret)
 		ret = kprobe_batch_ftrace(&b);
 	if (ret && !disable)
@@ -879,33 +856,6 @@ int enable_kprobe(struct kprobe *kp)
 EXPORT_SYMBOL_GPL(enable_kprobe);
 
 /**
- * kprobes_set_all_armed() - debugfs kprobes/enabled
- * @arm: false disarms every site (probes keep their own disabled state);
- *	 true re-arms those that want to be
- */
-void kprobes_set_all_armed(bool arm)
-{
-	struct kprobe_batch b;
-	struct kprobe_site *s;
-
-	kprobe_batch_init(&b);
-	mutex_lock(&kprobe_mutex);
-	if (kprobes_all_disarmed == !arm)
-		goto out;
-	kprobes_all_disarmed = !arm;
-	list_for_each_entry(s, &kprobe_sites, all)
-		site_sync(s, &b);
-	if (!arm)
-		pr_info("kprobes globally disabled\n");
-	else
-		pr_info("kprobes globally enabled\n");
-	kprobe_batch_ftrace(&b);
-out:
-	mutex_unlock(&kprobe_mutex);
-	kprobe_batch_commit(&b);
-}
-
-/**
  * dump_kprobe() - print a probe's identity (for handlers reporting trouble)
  * @kp: the probe
  */
@@ -931,7 +881,7 @@ void kprobe_site_kill(struct kprobe_site *s, struct kprobe_batch *b)
 
 	lockdep_assert_held(&kprobe_mutex);
 	s->flags |= KPROBE_SITE_GONE;
-	site_sync(s, b);
+	kprobe_site_sync(s, b);
 	if (!(s->flags & KPROBE_SITE_UNHASHED)) {
 		hlist_del_rcu(&s->hash);
 		s->flags |= KPROBE_SITE_UNHASHED;
@@ -939,20 +889,6 @@ void kprobe_site_kill(struct kprobe_site *s, struct kprobe_batch *b)
 	}
 	list_for_each_entry(kp, &s->probes, list)
 		kp->flags |= KPROBE_FLAG_GONE;
-}
-
-/**
- * kprobe_type_char() - the type letter kprobes/list shows for a probe
- * @p: the probe
- *
- * Return: 'r' for a kretprobe's entry probe, 'j' for a jprobe, 'k'
- * otherwise.
- */
-char kprobe_type_char(struct kprobe *p)
-{
-	if (kprobe_is_kretprobe(p))
-		return 'r';
-	return kprobe_is_jprobe(p) ? 'j' : 'k';
 }
 
 /* ---- init -------------------------------------------------------------------------- */

@@ -29,7 +29,17 @@
 #include <linux/module.h>
 #include <linux/uaccess.h>
 
+#include "kprobes_internal.h"
+
 #ifdef CONFIG_DEBUG_FS
+
+/* the type letter of a probe: 'r' a kretprobe's, 'j' a jprobe's, 'k' */
+static char kprobe_type_char(struct kprobe *p)
+{
+	if (kprobe_is_kretprobe(p))
+		return 'r';
+	return kprobe_is_jprobe(p) ? 'j' : 'k';
+}
 
 static void report_probe(struct seq_file *m, struct kprobe *p)
 {
@@ -113,6 +123,29 @@ static ssize_t enabled_read(struct file *file, char __user *buf, size_t count,
 	char out[2] = { READ_ONCE(kprobes_all_disarmed) ? '0' : '1', '\n' };
 
 	return simple_read_from_buffer(buf, count, ppos, out, sizeof(out));
+}
+
+/*
+ * kprobes/enabled: 0 disarms every site (each probe keeps its own
+ * disabled state), 1 re-arms those that want to be.
+ */
+static void kprobes_set_all_armed(bool arm)
+{
+	struct kprobe_batch b;
+	struct kprobe_site *s;
+
+	kprobe_batch_init(&b);
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_disarmed == !arm)
+		goto out;
+	kprobes_all_disarmed = !arm;
+	list_for_each_entry(s, &kprobe_sites, all)
+		kprobe_site_sync(s, &b);
+	pr_info("kprobes globally %s\n", arm ? "enabled" : "disabled");
+	kprobe_batch_ftrace(&b);
+out:
+	mutex_unlock(&kprobe_mutex);
+	kprobe_batch_commit(&b);
 }
 
 static ssize_t enabled_write(struct file *file, const char __user *buf,

@@ -41,6 +41,7 @@ struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);
 void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b);
+int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b);
 bool kprobe_site_wants_armed(struct kprobe_site *s);
 bool kprobe_site_ipmodify(struct kprobe_site *s);
 struct kprobe *kprobe_site_solo(struct kprobe_site *s, bool want_armed);

@@ -46,7 +46,7 @@ struct kprobe_site {
 	 * The hit paths' shortcut: the site's one probe when a hit has
 	 * nothing to run but its pre_handler (enabled, no post_handler,
 	 * not a jprobe, alone at the address, site armed); else NULL and
-	 * hits walk probes.  Written by site_sync() under kprobe_mutex.
+	 * hits walk probes.  Written by kprobe_site_sync() under kprobe_mutex.
 	 */
 	struct kprobe *solo;
 	/*
@@ -413,8 +413,6 @@ static inline bool kprobe_is_jprobe(struct kprobe *p)
 	return p->flags & KPROBE_FLAG_JPROBE;
 }
 
-char kprobe_type_char(struct kprobe *p);
-void kprobes_set_all_armed(bool arm);
 
 /*
  * The backend, for the sites: x86's (arch/x86/kernel/kprobes/) or, on
