@@ -421,14 +421,14 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	WRITE_ONCE(s->solo_post, NULL);
 	list_del(&s->all);
 	list_add_tail(&s->free_list, &b->to_free);
-	if (s->flags & KPROBE_SITE_FTRACE) {
-		/* no probes left: kprobe_batch_ftrace() unhooks it */
-		if (list_empty(&s->ftrace_node))
-			list_add_tail(&s->ftrace_node, &b->ftrace);
-	} else if (kprobe_opt_undo_begin(s, b)) {
-		return;		/* kprobe_opt_undo_jumps() goes on */
-	} else {
+	if (!(s->flags & KPROBE_SITE_FTRACE)) {
+		/* an optimized site's jump may go with its batch's others */
+		if (kprobe_opt_undo_begin(s, b))
+			return;		/* kprobe_opt_undo_jumps() goes on */
 		kprobe_unoptimize(s);
+	} else if (list_empty(&s->ftrace_node)) {
+		/* no probes left: kprobe_batch_ftrace() unhooks it */
+		list_add_tail(&s->ftrace_node, &b->ftrace);
 	}
 	kprobe_site_retired(s, b);
 }

@@ -75,8 +75,10 @@ static int jprobe_check(struct jprobe *jp)
  */
 int register_jprobes(struct jprobe **jps, int num)
 {
-	struct kprobe_array a = KPROBE_ARRAY(jps, num, struct jprobe,
-					     KPROBE_FLAG_JPROBE);
+	struct kprobe_array a = {
+		.objs = (void *const *)jps, .num = num,
+		.kp_off = offsetof(struct jprobe, kp), .flags = KPROBE_FLAG_JPROBE,
+	};
 	struct jprobe_handlers {
 		kprobe_pre_handler_t pre;
 		kprobe_post_handler_t post;
@@ -145,7 +147,10 @@ EXPORT_SYMBOL_GPL(register_jprobe);
  */
 void unregister_jprobes(struct jprobe **jps, int num)
 {
-	struct kprobe_array a = KPROBE_ARRAY(jps, num, struct jprobe, 0);
+	struct kprobe_array a = {
+		.objs = (void *const *)jps, .num = num,
+		.kp_off = offsetof(struct jprobe, kp),
+	};
 
 	if (jps && num > 0)
 		kprobe_unregister_array(&a, KPROBE_WAIT_HITS);

@@ -687,7 +687,10 @@ static int kretprobe_prepare(struct kretprobe *rp)
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe_array a = KPROBE_ARRAY(rps, num, struct kretprobe, 0);
+	struct kprobe_array a = {
+		.objs = (void *const *)rps, .num = num,
+		.kp_off = offsetof(struct kretprobe, kp),
+	};
 	int i, ret;
 
 	if (!rps || num <= 0)
@@ -745,7 +748,10 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe_array a = KPROBE_ARRAY(rps, num, struct kretprobe, 0);
+	struct kprobe_array a = {
+		.objs = (void *const *)rps, .num = num,
+		.kp_off = offsetof(struct kretprobe, kp),
+	};
 	int i;
 
 	if (!rps || num <= 0)

@@ -413,7 +413,6 @@ static inline bool kprobe_is_jprobe(struct kprobe *p)
 	return p->flags & KPROBE_FLAG_JPROBE;
 }
 
-
 /*
  * The backend, for the sites: x86's (arch/x86/kernel/kprobes/) or, on
  * the other arches, kernel/kprobes_classic.c over theirs.
@@ -539,14 +538,6 @@ struct kprobe_array {
 	size_t kp_off;
 	unsigned int flags;
 };
-
-#define KPROBE_ARRAY(_objs, _num, _type, _flags)			\
-	((struct kprobe_array){						\
-		.objs = (void *const *)(_objs) +			\
-			BUILD_BUG_ON_ZERO(!__same_type(*(_objs), _type *)), \
-		.num = (_num),						\
-		.kp_off = offsetof(_type, kp),				\
-		.flags = (_flags) })
 
 /* the kprobe of entry i, or NULL for a NULL entry */
 static inline struct kprobe *kprobe_array_at(const struct kprobe_array *a,
