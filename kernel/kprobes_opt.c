@@ -227,7 +227,7 @@ bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b)
 	if (!b->undo_jumps || s->opt_state != KPROBE_OPT_DONE ||
 	    (s->flags & KPROBE_SITE_UNHASHED))
 		return false;
-	arch_unoptimize_begin(s);
+	arch_arm_site(s);	/* the int3 back: arch_unoptimize_finish() syncs */
 	WRITE_ONCE(s->opt_state, KPROBE_OPT_UNDOING);
 	list_add_tail(&s->opt_node, &b->undo);
 	return true;

@@ -446,7 +446,6 @@ int arch_prepare_opt(struct kprobe_site *s);
 void arch_optimize_queue(struct kprobe_site *s);
 void arch_optimize_finish(void);
 void arch_unoptimize(struct kprobe_site *s);
-void arch_unoptimize_begin(struct kprobe_site *s);
 void arch_unoptimize_finish(struct list_head *sites);
 void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
 			int n);

@@ -360,48 +360,16 @@ void arch_optimize_finish(void)
 }
 
 /**
- * arch_unoptimize() - put the int3 and the region's bytes back
- * @s: an optimized site (it stays armed)
+ * arch_unoptimize_finish() - put optimized sites' region bytes back
+ * @sites: optimized sites, on their ->opt_node, whose int3 is written
+ *	   again (arch_arm_site(), not synced)
  *
  * text_poke_bp() writes one instruction, and int3 + the rest of the
- * region is not one.  So: the int3 first, made visible everywhere (a CPU
- * at the probe now traps, and its hit leaves through the detour, which
- * the caller's state still says); only then the jump's other four bytes,
- * which no CPU can be executing any more.
- */
-void arch_unoptimize(struct kprobe_site *s)
-{
-	u8 int3 = INT3_INSN_OPCODE;
-
-	mutex_lock(&text_mutex);
-	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
-	text_poke_sync();
-	text_poke((void *)s->addr + INT3_INSN_SIZE, s->ainsn.opt_orig + 1,
-		  JMP32_INSN_SIZE - INT3_INSN_SIZE);
-	text_poke_sync();
-	mutex_unlock(&text_mutex);
-}
-
-/**
- * arch_unoptimize_begin() - arch_unoptimize() for many sites: the int3
- * @s: an optimized site
- *
- * The int3 is written, not synced: arch_unoptimize_finish() makes every
- * site's visible everywhere with one IPI round, then puts back their
- * regions' other bytes with one more.
- */
-void arch_unoptimize_begin(struct kprobe_site *s)
-{
-	u8 int3 = INT3_INSN_OPCODE;
-
-	mutex_lock(&text_mutex);
-	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
-	mutex_unlock(&text_mutex);
-}
-
-/**
- * arch_unoptimize_finish() - the rest of arch_unoptimize() for many sites
- * @sites: the sites of arch_unoptimize_begin(), on their ->opt_node
+ * region is not one.  So: the int3s first, made visible everywhere with
+ * one IPI round (a CPU at a probe now traps, and its hit leaves through
+ * the detour, which the caller's state still says); only then the
+ * jumps' other four bytes, which no CPU can be executing any more, with
+ * one more.
  */
 void arch_unoptimize_finish(struct list_head *sites)
 {
@@ -414,6 +382,20 @@ void arch_unoptimize_finish(struct list_head *sites)
 			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
 	text_poke_sync();
 	mutex_unlock(&text_mutex);
+}
+
+/**
+ * arch_unoptimize() - put the int3 and the region's bytes back
+ * @s: an optimized site (it stays armed); a done site is on no list
+ */
+void arch_unoptimize(struct kprobe_site *s)
+{
+	LIST_HEAD(one);
+
+	arch_arm_site(s);
+	list_add(&s->opt_node, &one);
+	arch_unoptimize_finish(&one);
+	list_del_init(&s->opt_node);
 }
 
 /**
