@@ -182,6 +182,14 @@ static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
 	return t;
 }
 
+/* the mover of mover_start() gone; every result it got was right */
+static void mover_stop(struct task_struct *t)
+{
+	WRITE_ONCE(mover_task, NULL);
+	kthread_stop(t);
+	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+}
+
 int t_carrier_move_exact(void)
 {
 	struct kprobe kp1, kp3;
@@ -229,9 +237,7 @@ int t_carrier_move_exact(void)
 		unregister_kprobe(&kp1);
 		KPT_EXPECT_EQ(kp1.nmissed, 0);
 	}
-	WRITE_ONCE(mover_task, NULL);
-	kthread_stop(t);
-	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	mover_stop(t);
 	return kpt_failed;
 }
 
@@ -339,9 +345,7 @@ int t_carrier_move_reader_window(void)
 		KPT_EXPECT(hits <= calls);
 		KPT_EXPECT_EQ(kp.nmissed, 0);
 	}
-	WRITE_ONCE(mover_task, NULL);
-	kthread_stop(t);
-	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	mover_stop(t);
 out_nap:
 	mover_nap = 255;
 	if (ret)	/* ptrace or perf users hold every debug register */
@@ -435,9 +439,7 @@ out_probe:
 	unregister_kprobe(&kp);
 	KPT_EXPECT_EQ(kp.nmissed, 0);
 out_mover:
-	WRITE_ONCE(mover_task, NULL);
-	kthread_stop(t);
-	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	mover_stop(t);
 out_filter:
 	ftrace_free_filter(&twin_ops);
 	return kpt_failed;
@@ -494,9 +496,7 @@ int t_carrier_background_move(void)
 	unregister_kprobe(&kp);
 	KPT_EXPECT_EQ(kp.nmissed, 0);
 out:
-	WRITE_ONCE(mover_task, NULL);
-	kthread_stop(t);
-	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	mover_stop(t);
 	return kpt_failed;
 }
 
