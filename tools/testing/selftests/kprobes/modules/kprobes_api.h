@@ -174,6 +174,7 @@ int t_carrier_background_move(void);
 int t_carrier_move_reader_window(void);
 int t_carrier_divert_during_move(void);
 int t_carrier_move_unlocked(void);
+int t_carrier_settle_generations(void);
 int t_carrier_sysctl_off(void);
 int t_carrier_region_probe(void);
 #else
@@ -184,6 +185,7 @@ int t_carrier_none(void);
 #define t_carrier_move_reader_window	t_carrier_none
 #define t_carrier_divert_during_move	t_carrier_none
 #define t_carrier_move_unlocked		t_carrier_none
+#define t_carrier_settle_generations	t_carrier_none
 #define t_carrier_sysctl_off		t_carrier_none
 #define t_carrier_region_probe		t_carrier_none
 #endif

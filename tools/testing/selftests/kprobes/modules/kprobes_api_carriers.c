@@ -608,6 +608,188 @@ out0:
 }
 
 /*
+ * A settle ends only the moves hooked before its wait began (finding 5a
+ * of the carriers review).  Path A moves kpt_alt()'s entry onto its hook
+ * and waits for every task to pass a voluntary switch, a wait a busy
+ * thread holds off; meanwhile path B moves kpt_target()'s, whose hook
+ * goes in after A's wait began: a task asleep when A's wait began may
+ * have passed kpt_target()'s nop unhooked since, and be on its way to the
+ * carrier.  The busy thread then passes one voluntary switch, which ends
+ * A's wait but not B's (B's began after it).  When A returns, kpt_target()
+ * must still be carried; its carrier goes once B's own wait is over.
+ * With the generation check taken out of kprobe_carriers_finish(), A
+ * retires kpt_target()'s carrier too, and this fails.
+ */
+static bool gen_switch, gen_stop;
+
+static int gen_busy_fn(void *unused)
+{
+	unsigned long end = jiffies + 6 * HZ;
+
+	while (time_before(jiffies, end) && !READ_ONCE(gen_stop)) {
+		if (READ_ONCE(gen_switch)) {
+			WRITE_ONCE(gen_switch, false);
+			schedule_timeout_uninterruptible(1);
+		}
+		cpu_relax();
+	}
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+struct gen_path {
+	struct kprobe kp;		/* at a carrier's address: forces a move */
+	struct completion done;
+	int ret;
+};
+
+static int gen_path_fn(void *arg)
+{
+	struct gen_path *p = arg;
+
+	p->ret = register_kprobe(&p->kp);
+	complete_all(&p->done);	/* waited for twice: the case, its cleanup */
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static struct task_struct *gen_path_start(struct gen_path *p, u8 *carrier,
+					  int cpu)
+{
+	struct task_struct *t;
+
+	init_probe(&p->kp);
+	p->kp.addr = (kprobe_opcode_t *)carrier;
+	p->kp.pre_handler = kp3_pre;
+	p->ret = -EINPROGRESS;
+	init_completion(&p->done);
+	t = kthread_create(gen_path_fn, p, "kpt_gen_path");
+	if (!IS_ERR(t)) {
+		kthread_bind(t, cpu);
+		wake_up_process(t);
+	}
+	return t;
+}
+
+/* the instruction after fn's fentry nop, from an address known at run time */
+static u8 *entry_next(unsigned long fn)
+{
+	return (u8 *)fn + (has_endbr((void *)fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
+}
+
+static int (*call_alt)(int, int) = kpt_alt;
+
+int t_carrier_settle_generations(void)
+{
+	u8 *xnext = entry_next(kpt_target_entry);
+	u8 *ynext = entry_next((unsigned long)READ_ONCE(call_alt));
+	struct task_struct *busy = NULL, *ta = NULL, *tb = NULL;
+	u8 xorig = *xnext, yorig = *ynext;
+	static struct gen_path a, b;
+	struct kprobe kx, ky;
+	int cpu, me, i, skip = 0;
+
+	migrate_disable();	/* see t_carrier_move_unlocked() */
+	me = smp_processor_id();
+	cpu = cpumask_any_but(cpu_online_mask, me);
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	}
+	msleep(600);	/* no hook left lingering: the probes are carried */
+	target_probe(&kx, false);
+	init_probe(&ky);
+	ky.addr = (kprobe_opcode_t *)kpt_alt;
+	ky.pre_handler = pre_record;
+	if (!KPT_EXPECT_EQ(register_kprobe(&kx), 0))
+		goto out0;
+	if (!KPT_EXPECT_EQ(register_kprobe(&ky), 0))
+		goto out1;
+	wait_for_kprobe_optimizer();
+	/* an int3-only carrier would move by itself in the background */
+	if (!kx.site->carrier || !ky.site->carrier ||
+	    !kprobe_optimized(&kx) || !kprobe_optimized(&ky)) {
+		skip = KPT_SKIP_BECAUSE("this boot: the entries are not carried by jumps");
+		goto out2;
+	}
+	WRITE_ONCE(gen_switch, false);
+	WRITE_ONCE(gen_stop, false);
+	atomic_set(&kp3_hits, 0);
+	busy = kthread_create(gen_busy_fn, NULL, "kpt_busy");
+	if (!KPT_EXPECT(!IS_ERR(busy))) {
+		busy = NULL;
+		goto out2;
+	}
+	kthread_bind(busy, cpu);
+	wake_up_process(busy);
+	msleep(20);
+
+	ta = gen_path_start(&a, ynext, me);		/* path A: kpt_alt() */
+	if (!KPT_EXPECT(!IS_ERR(ta))) {
+		ta = NULL;
+		goto out3;
+	}
+	msleep(300);	/* A's wait began (the busy thread holds it off) */
+	KPT_EXPECT_EQ(a.ret, -EINPROGRESS);
+	tb = gen_path_start(&b, xnext, me);		/* path B: kpt_target() */
+	if (!KPT_EXPECT(!IS_ERR(tb))) {
+		tb = NULL;
+		goto out3;
+	}
+	/* B's hook in: its move began after A's wait did */
+	for (i = 0; i < 100 && !READ_ONCE(kx.site->carrier_hooked); i++)
+		msleep(20);
+	KPT_EXPECT(READ_ONCE(kx.site->carrier_hooked));
+	msleep(50);	/* and B waits too */
+
+	WRITE_ONCE(gen_switch, true);	/* ends A's wait, not B's */
+	KPT_EXPECT(wait_for_completion_timeout(&a.done, 4 * HZ));
+	KPT_EXPECT_EQ(a.ret, 0);
+	KPT_EXPECT(!READ_ONCE(ky.site->carrier));	/* A's own: gone */
+	/* B still waits: kpt_target() must still be carried */
+	KPT_EXPECT_EQ(b.ret, -EINPROGRESS);
+	KPT_EXPECT(READ_ONCE(kx.site->carrier));
+	KPT_EXPECT(READ_ONCE(*xnext) != xorig);
+
+	WRITE_ONCE(gen_stop, true);	/* B's wait ends */
+	KPT_EXPECT(wait_for_completion_timeout(&b.done, 4 * HZ));
+	KPT_EXPECT_EQ(b.ret, 0);
+	KPT_EXPECT(!READ_ONCE(kx.site->carrier));
+	reset();
+	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KPT_EXPECT_EQ(call_alt(3, 4), 3004);
+	KPT_EXPECT_EQ(h.pre, 2);			/* kx and ky, hooked */
+	KPT_EXPECT_EQ(atomic_read(&kp3_hits), 2);	/* the two paths' */
+out3:
+	WRITE_ONCE(gen_stop, true);
+	if (ta) {
+		wait_for_completion(&a.done);
+		kthread_stop(ta);
+		if (!a.ret)
+			unregister_kprobe(&a.kp);
+	}
+	if (tb) {
+		wait_for_completion(&b.done);
+		kthread_stop(tb);
+		if (!b.ret)
+			unregister_kprobe(&b.kp);
+	}
+	if (busy)
+		kthread_stop(busy);
+out2:
+	unregister_kprobe(&ky);
+out1:
+	unregister_kprobe(&kx);
+	KPT_EXPECT_EQ(*xnext, xorig);
+	KPT_EXPECT_EQ(*ynext, yorig);
+out0:
+	migrate_enable();
+	return skip ?: kpt_failed;
+}
+
+/*
  * debug.kprobes-carriers=0 turns carriers off for what is registered
  * from then on, and moves the carriers there are onto their hooks: the
  * bytes after the nop come back, and every call is still seen.

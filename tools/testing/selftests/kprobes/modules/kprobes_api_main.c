@@ -161,6 +161,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("carrier_move_reader_window", t_carrier_move_reader_window),
 	X86_CASE("carrier_divert_during_move", t_carrier_divert_during_move),
 	X86_CASE("carrier_move_unlocked", t_carrier_move_unlocked),
+	X86_CASE("carrier_settle_generations", t_carrier_settle_generations),
 	X86_CASE("carrier_sysctl_off", t_carrier_sysctl_off),
 	X86_CASE("carrier_region_probe", t_carrier_region_probe),
 	X86_CASE("entry_cold_part", t_entry_cold_part),

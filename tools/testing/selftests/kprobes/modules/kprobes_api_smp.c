@@ -199,10 +199,17 @@ int t_batch_unregister_optimized(void)
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
 	    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		want = 2;
-	for (i = 0; i < 2; i++)		/* the fentry nop and a jump after it */
+	/*
+	 * An earlier case's hook on kpt_target() may still linger: wait it
+	 * out before taking the original bytes (the fentry nop and a jump
+	 * after it), and before each round, when kpt_target() is carried.
+	 */
+	msleep(600);
+	for (i = 0; i < 2; i++)
 		memcpy(orig[i], addr[i], sizeof(orig[i]));
 	for (round = 0; round < 3; round++) {
-		msleep(600);	/* no hook left lingering: kpt_target() is carried */
+		if (round)
+			msleep(600);
 		for (i = 0; i < 2; i++) {
 			init_probe(&kp[i]);
 			kp[i].pre_handler = hammer_pre;
@@ -232,8 +239,20 @@ int t_batch_unregister_optimized(void)
 			KPT_EXPECT_EQ(nopt, want);
 		KPT_EXPECT(hits > 0);
 		KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
-		for (i = 0; i < 2; i++)
-			KPT_EXPECT(!memcmp(addr[i], orig[i], sizeof(orig[i])));
+		/*
+		 * The jump in kpt_asm() is undone by the time unregistration
+		 * returned.  Where kpt_target()'s probe had no carrier (none
+		 * on i386) it sat on an ftrace hook, which lingers for
+		 * KPROBE_LINGER_DELAY before its call goes.
+		 */
+		for (i = 0; i < 50 && memcmp(addr[1], orig[1], sizeof(orig[1])); i++)
+			msleep(20);
+		for (i = 0; i < 2; i++) {
+			if (!KPT_EXPECT(!memcmp(addr[i], orig[i], sizeof(orig[i]))))
+				pr_info("# %ps: %*ph, was %*ph\n", addr[i],
+					(int)sizeof(orig[i]), addr[i],
+					(int)sizeof(orig[i]), orig[i]);
+		}
 	}
 	return kpt_failed;
 #else
