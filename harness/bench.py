@@ -43,6 +43,10 @@ for insn, how in (('lea', 'stepped'), ('push', 'emulated')):
                        ('seed', 'register_uprobe()')):
         ROWS.append(('hit.uprobe_%s_%s' % (insn, api),
                      'uprobe hit, %s (%s), %s' % (insn, how, label), 'per hit'))
+for insn, how in (('jlea', 'out of line'), ('jpush', 'emulated')):
+    ROWS.append(('hit.uprobe_%s_seed' % insn,
+                 'uprobe hit, %s in JIT memory (%s), register_uprobe()' % (insn[1:], how),
+                 'per hit'))
 for n in ('1000', '10000'):
     for what in ('module', 'kernel'):
         for op in ('register_one', 'unregister_one', 'register_batch',
@@ -216,6 +220,15 @@ def main():
                     lines.append('%-10s %-8s %-22s %s' % (i, r, key, v))
     # the per-process layer against the engine it sits on, and uprobe
     # hits per second of guest time under plain TCG
+    # the memory engine's hit against the kernel's consumer (upstream's)
+    # on the same instruction in file text
+    for insn in ('lea', 'push'):
+        for r in icount[:1]:
+            a = get('ours', r, 'hit.uprobe_j%s_seed' % insn)
+            b = get('upstream', r, 'hit.uprobe_%s_consumer' % insn)
+            if isinstance(a, int) and isinstance(b, int) and b > 0:
+                lines.append('%-10s %-8s %-22s %d / %d = %.3f' % (
+                    'ours', r, 'uprobe j%s mem/upstream' % insn, a, b, a / b))
     for insn in ('lea', 'push'):
         for r in icount[:1] + [r for r in runs if r == 'wall']:
             a = get('ours', r, 'hit.uprobe_%s_seed' % insn)

@@ -26,11 +26,13 @@
  * trap per probepoint (utrace-based uprobes stripped the child at fork;
  * Documentation/trace/uprobes-process.rst says so).
  *
- * What the engine cannot probe, we refuse before asking it: anonymous
- * memory (JIT code) and writable or shared executable mappings get
- * -EOPNOTSUPP.  A breakpoint already in memory that no inode probe
- * placed (a debugger's, or one in the program itself) gets -EBUSY: the
- * engine would take it as its own and silently share it.
+ * What the engine cannot probe goes elsewhere before we ask it:
+ * anonymous memory (JIT code) and writable private mappings go to the
+ * memory engine (uprobes_mem.c); shared and hugetlb executable mappings
+ * get -EOPNOTSUPP, since a breakpoint there would change bytes another
+ * mapping or process reads.  A breakpoint already in memory that no
+ * inode probe placed (a debugger's, or one in the program itself) gets
+ * -EBUSY: the engine would take it as its own and silently share it.
  *
  * Context: uprobe_site_attach/detach/sync sleep and are called under the
  * layer's mutex (sync outside it); the handler runs in the probed task,
@@ -48,14 +50,14 @@
 
 static bool site_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
-	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.uc);
+	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.ino.uc);
 
 	return mm == pp->proc->mm;
 }
 
 static int site_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
-	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.uc);
+	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.ino.uc);
 
 	/* another process with the page: a fork child; strip it there */
 	if (current->mm != pp->proc->mm)
@@ -76,10 +78,13 @@ static int read_byte(struct mm_struct *mm, unsigned long vaddr, u8 *b)
 }
 
 /*
- * Looks up what @mm maps at pp->vaddr and checks the engine can take it;
- * on success pp->site holds a reference to the file.
+ * Looks up what @mm maps at pp->vaddr.  Read-only private file text is
+ * the inode engine's: then pp->site.ino holds a reference to the file.
+ * Anonymous and writable private memory is the memory engine's: 1, with
+ * *@file (a reference, or NULL for anonymous memory) and *@offset set.
  */
-static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm)
+static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm,
+			struct file **file, loff_t *offset)
 {
 	struct vm_area_struct *vma;
 	int ret = 0;
@@ -91,13 +96,14 @@ static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm)
 		ret = -EFAULT;
 	else if (!(vma->vm_flags & VM_EXEC))
 		ret = -EINVAL;
-	else if (!vma->vm_file ||
-		 (vma->vm_flags & (VM_WRITE | VM_MAYSHARE | VM_HUGETLB)))
-		ret = -EOPNOTSUPP;	/* anonymous, writable or shared */
-	if (!ret) {
-		pp->site.file = get_file(vma->vm_file);
-		pp->site.offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
-				  (pp->vaddr - vma->vm_start);
+	else if (vma->vm_flags & (VM_MAYSHARE | VM_HUGETLB))
+		ret = -EOPNOTSUPP;	/* other mappings may read the bytes */
+	else if (!vma->vm_file || (vma->vm_flags & VM_WRITE))
+		ret = 1;		/* anonymous or writable: not a file's text */
+	if (ret >= 0 && vma->vm_file) {
+		*file = get_file(vma->vm_file);
+		*offset = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+			  (pp->vaddr - vma->vm_start);
 	}
 	mmap_read_unlock(mm);
 	return ret;
@@ -112,14 +118,28 @@ static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm)
  */
 int uprobe_site_attach(struct uprobe_point *pp, struct mm_struct *mm)
 {
-	struct uprobe_site *site = &pp->site;
+	struct uprobe_inode_site *site = &pp->site.ino;
+	struct file *file = NULL;
 	struct inode *inode;
+	loff_t offset = 0;
 	u8 b;
 	int ret;
 
-	ret = site_resolve(pp, mm);
-	if (ret)
+	ret = site_resolve(pp, mm, &file, &offset);
+	if (ret < 0)
 		return ret;
+	if (ret) {
+		pp->site.mem = true;
+		ret = uprobe_mem_attach(pp, mm, file, offset);
+		if (ret) {
+			pp->site.mem = false;
+			if (file)
+				fput(file);
+		}
+		return ret;
+	}
+	site->file = file;
+	site->offset = offset;
 	inode = file_inode(site->file);
 
 	ret = read_byte(mm, pp->vaddr, &b);
@@ -173,13 +193,17 @@ out_put:
  */
 void uprobe_site_detach(struct uprobe_point *pp)
 {
-	uprobe_unregister_nosync(pp->site.iu, &pp->site.uc);
+	if (pp->site.mem)
+		uprobe_mem_detach(pp);
+	else
+		uprobe_unregister_nosync(pp->site.ino.iu, &pp->site.ino.uc);
 }
 
 /**
  * uprobe_site_sync - wait until no handler of a detached point runs
  *
- * Handlers run under rcu_read_lock_trace(); this waits for all of them.
+ * Handlers of both engines run under rcu_read_lock_trace(), which
+ * uprobe_unregister_sync() waits for.
  */
 void uprobe_site_sync(void)
 {
@@ -192,26 +216,38 @@ void uprobe_site_sync(void)
  */
 void uprobe_site_release(struct uprobe_point *pp)
 {
-	if (pp->site.file)
-		fput(pp->site.file);
-	pp->site.file = NULL;
+	if (pp->site.mem) {
+		uprobe_mem_release(pp);
+		return;
+	}
+	if (pp->site.ino.file)
+		fput(pp->site.ino.file);
+	pp->site.ino.file = NULL;
 }
 
 /**
- * uprobe_site_show - print where a point is: "FILE+0xOFFSET"
+ * uprobe_site_show - print which engine holds a point, and where it is
  * @m: the seq_file
  * @pp: the point
+ *
+ * "inode  FILE+0xOFFSET" for the inode engine; the memory engine prints
+ * "mem  FILE+0xOFFSET" or "mem  [anon]".
  */
 void uprobe_site_show(struct seq_file *m, struct uprobe_point *pp)
 {
-	seq_file_path(m, pp->site.file, " \t\n\\");
-	seq_printf(m, "+0x%llx", (unsigned long long)pp->site.offset);
+	if (pp->site.mem) {
+		uprobe_mem_show(m, pp);
+		return;
+	}
+	seq_puts(m, "inode  ");
+	seq_file_path(m, pp->site.ino.file, " \t\n\\");
+	seq_printf(m, "+0x%llx", (unsigned long long)pp->site.ino.offset);
 }
 
 /**
  * uprobe_site_in_handler - is current running uprobe handlers?
  *
- * The engine sets utask->auprobe around its consumer handlers.  An
+ * Both engines set utask->auprobe around the handlers they run.  An
  * operation the API says must wait until the probepoint's handlers have
  * run is asked from there.
  *

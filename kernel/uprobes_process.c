@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobes: the register_uprobe(pid, vaddr) API
- * (Documentation/trace/uprobes-process.rst) as a layer over the
- * inode-based uprobes.
+ * (Documentation/trace/uprobes-process.rst) as a layer over two engines:
+ * the inode-based uprobes for file text, and uprobes_mem.c for anonymous
+ * and writable memory (JIT code).
  *
  * Model.  A struct uprobe names a process and an address in it.  Probes
  * at the same (process, address) share one probepoint (struct
  * uprobe_point); the points of one address space hang off one struct
  * uprobe_process, keyed by its mm.  uprobes_inode.c turns a point into a
- * breakpoint through that engine and calls uprobe_point_hit(), which
- * runs the point's handlers in registration order.
+ * breakpoint through one of the engines, which calls uprobe_point_hit(),
+ * which runs the point's handlers in registration order.
  *
  * What utrace-based uprobes took from utrace, and what stands in for it here:
  *  - quiescing the process to write the breakpoint: the engine writes it
@@ -413,8 +414,9 @@ static void cancel_delayed(struct uprobe *u)
  * or an address that is not executable;
  * -ESRCH if there is no such process or it has exited;
  * -EFAULT if nothing is mapped at @u->vaddr;
- * -EOPNOTSUPP for anonymous (JIT), writable or shared executable memory,
- * or an instruction that cannot be single-stepped out of line;
+ * -EOPNOTSUPP for shared or hugetlb executable memory, anonymous or
+ * writable memory where no memory engine exists (all but x86-64), or an
+ * instruction neither engine can run out of line;
  * -EBUSY if @u is already registered, or a breakpoint that Uprobes did not
  * place is already at @u->vaddr;
  * -ENOMEM.

@@ -6,10 +6,11 @@
  * The API half knows processes, probepoints and the probes on
  * them; it never looks inside struct uprobe_site.  The engine binding
  * knows how a (process, address) pair becomes a breakpoint and calls
- * uprobe_point_hit() when the probed thread reaches it.  Another engine
- * (one that can probe anonymous or JIT memory, which the inode engine
- * cannot) would provide the same five functions and its own struct
- * uprobe_site.
+ * uprobe_point_hit() when the probed thread reaches it.  Two engines
+ * place points: the kernel's inode engine (kernel/events/uprobes.c, for
+ * read-only file text, shared with uprobe_events, perf and BPF) and the
+ * memory engine (uprobes_mem.c, for anonymous and writable private
+ * memory, which the inode engine cannot patch: JIT code).
  */
 #ifndef _KERNEL_UPROBES_PROCESS_H
 #define _KERNEL_UPROBES_PROCESS_H
@@ -17,15 +18,39 @@
 #include <linux/uprobes.h>
 #include <linux/list.h>
 #include <linux/fs.h>
+#include <linux/kconfig.h>
 
 struct seq_file;
 
-/* Where the engine keeps one probepoint: a consumer of an inode probe. */
-struct uprobe_site {
+/* The inode engine's part of a probepoint: a consumer of an inode probe. */
+struct uprobe_inode_site {
 	struct uprobe_consumer uc;	/* filter: only this point's mm */
 	struct inode_uprobe *iu;	/* the probe at (inode, offset) */
 	struct file *file;		/* keeps the inode and its mount */
 	loff_t offset;			/* of the instruction in @file */
+};
+
+struct uprobe_mem_insn;
+
+/* The memory engine's part (uprobes_mem.c): a breakpoint of its own. */
+struct uprobe_mem_site {
+	struct hlist_node hnode;	/* in the hit table, RCU */
+	struct list_head node;		/* on the engine's list of sites */
+	struct mm_struct *mm;		/* the point's: with vaddr, the key */
+	unsigned long vaddr;
+	struct uprobe_mem_insn *mi;	/* what runs in place of the int3 */
+	struct file *file;		/* a private file mapping's, or NULL */
+	loff_t offset;			/* ... and the offset in it */
+	unsigned long flags;		/* lost, dead (uprobes_mem.c) */
+};
+
+/* Where the engine keeps one probepoint; @mem says which engine. */
+struct uprobe_site {
+	bool mem;
+	union {
+		struct uprobe_inode_site ino;
+		struct uprobe_mem_site m;
+	};
 };
 
 /* A probed address space: one per mm that has probepoints. */
@@ -46,7 +71,11 @@ struct uprobe_point {
 	struct uprobe_site site;	/* the engine's part */
 };
 
-/* The engine binding (uprobes_inode.c) */
+/*
+ * The engine binding (uprobes_inode.c): it places a point in the inode
+ * engine when that engine can take the mapping (read-only private file
+ * text) and hands the others to the memory engine.
+ */
 int uprobe_site_attach(struct uprobe_point *pp, struct mm_struct *mm);
 void uprobe_site_detach(struct uprobe_point *pp);
 void uprobe_site_sync(void);
@@ -56,5 +85,30 @@ bool uprobe_site_in_handler(void);
 
 /* ... and what it calls back (uprobes_process.c) */
 void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs);
+
+/*
+ * The memory engine (uprobes_mem.c), for anonymous and writable private
+ * executable memory of 64-bit x86 processes; elsewhere such memory gets
+ * -EOPNOTSUPP.
+ */
+#ifdef CONFIG_UPROBES_MEM
+int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
+		      struct file *file, loff_t offset);
+void uprobe_mem_detach(struct uprobe_point *pp);
+void uprobe_mem_release(struct uprobe_point *pp);
+void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp);
+#else
+static inline int uprobe_mem_attach(struct uprobe_point *pp,
+				    struct mm_struct *mm, struct file *file,
+				    loff_t offset)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void uprobe_mem_detach(struct uprobe_point *pp) { }
+static inline void uprobe_mem_release(struct uprobe_point *pp) { }
+static inline void uprobe_mem_show(struct seq_file *m,
+				   struct uprobe_point *pp) { }
+#endif
 
 #endif /* _KERNEL_UPROBES_PROCESS_H */

@@ -67,8 +67,8 @@ c_register() {
 	result_r "register_uprobe() returns 0 with the int3 already in the process's memory" $?
 }
 c_list() {
-	grep -q "^$PA  $A_lea  $BIN+$(off "$A_lea")  \[ACTIVE\]  handler \[kpt_uprobes\]" $L
-	result_r "uprobes/list shows pid, vaddr, file+offset, [ACTIVE] and the handler" $?
+	grep -q "^$PA  $A_lea  inode  $BIN+$(off "$A_lea")  \[ACTIVE\]  handler \[kpt_uprobes\]" $L
+	result_r "uprobes/list shows pid, vaddr, the engine, file+offset, [ACTIVE] and the handler" $?
 }
 c_hits() {
 	ta call lea 100
@@ -215,10 +215,9 @@ c_errnos() {
 	bad -22 "a kernel thread: -EINVAL" 2 "$A_lea" count
 	bad -14 "an unmapped address: -EFAULT" "$PA" 0x10000 count
 	bad -22 "a non-executable address: -EINVAL" "$PA" "$A_data" count
-	ta anon
-	bad -95 "an anonymous executable page: -EOPNOTSUPP" "$PA" "$(field addr)" count
-	ta wx
-	bad -95 "a writable executable file mapping: -EOPNOTSUPP" "$PA" "$(field addr)" count
+	jit shared
+	bad -95 "shared executable memory (a memfd JIT cache, a writable alias): -EOPNOTSUPP" \
+		"$PA" "$(jaddr jlea)" count
 	bad -16 "an int3 in the program's own text: -EBUSY" "$PA" "$A_int3" count
 	ta poke
 	bad -16 "an int3 a debugger wrote: -EBUSY" "$PA" "$A_poke" count
@@ -233,6 +232,126 @@ c_errnos() {
 	[ "$(sg 6 ret)" = 0 ] && unchanged && [ "$(byte "$PA" "$A_push")" = 55 ]
 	result_r "unregistering a probe never registered changes nothing" $?
 }
+# --- JIT code: the memory engine ---------------------------------------------
+# "ta jit M" maps a copy of the JIT functions; jaddr F: F's probed
+# instruction in that copy
+jaddr() { eval printf '0x%x' "\$((JB + A_$1 - A_jit_begin))"; }
+jit() { ta jit "$1"; JB=$(field addr); }
+# bytes PID ADDR N: N bytes there, as /proc/PID/mem shows them
+bytes() { dd if=/proc/$1/mem bs=1 skip=$(($2)) count=$3 2> /dev/null | od -An -tx1 | tr -d ' \n'; }
+c_jit_hits() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	r=0
+	[ "$(sg 1 ret)" = 0 ] && [ "$(byte "$PA" "$a")" = cc ] || r=1
+	grep -q "^$PA  $a  mem  \[anon\]  \[ACTIVE\]" $L || { r=1; diag "$(cat $L)"; }
+	ta threads jlea 4 250
+	[ "$R" = "sum 125500 bad 0" ] && [ "$(sg 1 hits)" = 1000 ] &&
+		[ "$(sg 1 ip)" = "$a" ] && [ "$(sg 1 di)" = 249 ] || r=1
+	ctl unreg 1
+	[ "$(bytes "$PA" "$a" 4)" = 488d4701 ] || r=1
+	result_r "anonymous JIT code, 4 threads x 250 calls: 1000 hits, ip and di right," \
+		"results intact, listed as mem [anon], bytes original after" $r
+}
+c_jit_kinds() {
+	jit rwx
+	ok=0 i=1
+	for f in jpush jriprel jcall jjcc; do
+		ctl set $i "$PA" "$(jaddr $f)" count; ctl reg $i
+		[ "$(sg $i ret)" = 0 ] || { ok=1; diag "$f: $(sg $i ret)"; }
+		i=$((i + 1))
+	done
+	for f in jpush jriprel jcall jjcc; do
+		ta call $f 100
+		[ "${R#* bad }" = 0 ] || { ok=1; diag "$f: $R"; }
+	done
+	i=1
+	for f in jpush jriprel jcall jjcc; do
+		a=$(jaddr $f)
+		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f:" \
+			"$(grep "^$i " $C)"; }
+		ctl unreg $i
+		[ "$(byte "$PA" "$a")" != cc ] || { ok=1; diag "$f: int3 left"; }
+		i=$((i + 1))
+	done
+	result_r "read-write-execute JIT memory: push, call, jcc (emulated), a RIP-relative load" \
+		"(out of line): exact hits, results intact, bytes restored" $ok
+}
+c_jit_fork() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta fork jlea 100
+	r1=$R
+	ta call jlea 10
+	[ "${r1% child*}" = "sum 5050 bad 0" ] && [ "$(sg 1 hits)" = 10 ]
+	r=$?
+	ctl unreg 1
+	result_r "JIT code: a fork child's 100 calls run unprobed (no SIGTRAP); the parent's 10" \
+		"all hit" $r
+}
+c_jit_rewrite() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta call jlea 10
+	ta jpatch jlea 488d4705
+	ta call jlea 10
+	[ "$R" = "sum 95 bad 10" ] && [ "$(sg 1 hits)" = 10 ]
+	r=$?
+	ctl unreg 1
+	[ "$(bytes "$PA" "$a" 4)" = 488d4705 ] || r=1
+	result_r "the program rewrites probed code: the new code runs, the probe no longer fires," \
+		"unregistration leaves the new bytes" $r
+}
+c_jit_tail() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta jtail jlea 488d4706
+	ta call jlea 10
+	[ "$R" = "sum 105 bad 10" ] && [ "$(sg 1 hits)" = 0 ] &&
+		grep -q "^$PA  $a  mem  \[anon\](lost)" $L
+	r=$?
+	ctl unreg 1
+	[ "$(bytes "$PA" "$a" 4)" = 488d4706 ] || r=1
+	result_r "the program rewrites all of a probed instruction but its first byte: no stale" \
+		"copy runs, the probe is lost, the bytes are the program's" $r
+}
+c_jit_unmap() {
+	jit rx; a=$(jaddr jlea); old=$JB
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta junmap
+	jit rx
+	ta call jlea 10
+	[ "$R" = "sum 55 bad 0" ] && [ "$(sg 1 hits)" = 0 ]
+	r=$?
+	grep -q "^$PA  $a  mem  \[anon\](lost)" $L || r=1
+	ctl unreg 1
+	[ "$JB" != "$old" ] || [ "$(byte "$PA" "$a")" = 48 ] || r=1
+	result_r "probed JIT memory unmapped, new code mapped: it is not probed, and" \
+		"unregistration does not touch it" $r
+}
+c_jit_fault() {
+	jit rx; a=$(jaddr jload)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta jfault
+	[ "$R" = "rip $a" ] && [ "$(sg 1 hits)" = 1 ]
+	r=$?
+	ctl unreg 1
+	result_r "a probed instruction that faults out of line: the SIGSEGV handler sees ip" \
+		"at the instruction, as unprobed" $r
+}
+c_wx() {
+	ta wx; a=$(field addr)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	[ "$(sg 1 ret)" = 0 ] && [ "$(byte "$PA" "$a")" = cc ] &&
+		grep -q "^$PA  $a  mem  $BIN+$(off "$A_lea")  \[ACTIVE\]" $L &&
+		[ "$(byte "$PB" "$A_lea")" = 48 ]
+	r=$?
+	ctl unreg 1
+	[ "$(byte "$PA" "$a")" = 48 ] || r=1
+	result_r "a writable private file mapping: the memory engine, listed with the file's" \
+		"offset; the file's text in another process untouched" $r
+}
+
 # the probe through tracefs on the target's file (both kernels)
 ev_on() {
 	echo "p:kptu/lea $BIN:$(off "$A_lea")" >> $T/uprobe_events &&
@@ -328,9 +447,10 @@ c_empty() {
 
 API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
-c_signals c_errnos c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
-# c_errnos reports 12 results, the others one each
-n_api=$(($(echo $API_CASES | wc -w) + 11))
+c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
+c_jit_fault c_wx c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
+# c_errnos reports 11 results, the others one each
+n_api=$(($(echo $API_CASES | wc -w) + 10))
 plan $((n_api + 1))
 c_tracefs_baseline
 if [ $HAVE = 1 ]; then

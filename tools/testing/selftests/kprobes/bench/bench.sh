@@ -81,6 +81,28 @@ uprobe_hits() {
 			    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		fi
 	done
+	# the same instructions in anonymous memory (a JIT's copy): the
+	# memory engine of register_uprobe(), where the kernel has one
+	echo "jit rx" >&7; read -r r <&8; jb=${r#addr }
+	for f in jlea jpush; do
+		eval a=\$A_$f
+		a=$(printf '0x%x' $((jb + a - A_jit_begin)))
+		timed() { echo "time $f $LOOPS" >&7; read -r r <&8; set -- $r; echo "$2"; }
+		timed > /dev/null
+		base=$(timed)
+		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+			echo "set 0 $p $a fast" > $uc
+			echo "reg 0" > $uc
+			ret=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
+			v=$(timed)
+			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
+			echo "unreg 0" > $uc
+			rmmod kpt_uprobes
+			[ "$ret" = 0 ] &&
+				kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
+				    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		fi
+	done
 	echo exit >&7
 	exec 7>&- 8<&-
 	wait

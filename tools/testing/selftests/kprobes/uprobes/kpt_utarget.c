@@ -14,9 +14,19 @@
  *                                                     -> "sum S bad B sigs K"
  *     storm F R               R rounds of 2 threads + 1 fork child, 200
  *                             calls each              -> "sum S bad B"
- *     anon                    an anonymous executable page -> "addr A"
  *     wx                      the binary mapped writable+executable, the
  *                             address of ut_lea in it -> "addr A"
+ *     jit M                   copy the JIT functions (jlea ... jjcc) into new
+ *                             memory, M: rx (anonymous, made read+exec once
+ *                             written), rwx (anonymous, writable) or shared
+ *                             (a memfd mapped read+exec, written through a
+ *                             writable alias) -> "addr A"
+ *     jpatch F X              write the bytes X (hex) over the probed
+ *                             instruction of JIT function F -> "ok"
+ *     jtail F X               the same, all but the first byte -> "ok"
+ *     junmap                  unmap the JIT memory -> "ok"
+ *     jfault                  jload(NULL): the ip its SIGSEGV handler sees
+ *                                                     -> "rip R"
  *     poke                    write an int3 at ut_poke through
  *                             /proc/self/mem, as a debugger would -> "ok"
  *     time F N                the N calls, timed (CLOCK_MONOTONIC: guest
@@ -25,7 +35,8 @@
  *     zombie                  a child that has exited, not reaped -> "pid P"
  *     exec                    exec itself; the new image says "ready PID"
  *     exit                    exit
- * F is one of lea push riprel call jcc skip.  "bad" counts results that
+ * F is one of lea push riprel call jcc skip, or the JIT copies jlea jpush
+ * jriprel jcall jjcc (after "jit").  "bad" counts results that
  * differ from what F returns unprobed: a probed instruction that ran
  * wrongly shows there (a handler that changes registers on purpose shows
  * there too, and the suite expects it).
@@ -34,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +54,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -51,6 +64,12 @@ long ut_lea(long x), ut_push(long x), ut_riprel(long x), ut_call(long x);
 long ut_jcc(long x), ut_skip(long x), ut_int3(long x), ut_poke(long x);
 /* labels inside those (only their addresses are used), and &ut_data */
 long ut_jcc_insn(long x), ut_skip_ret(long x), *ut_data_addr(long x);
+/* the JIT functions, run from a copy of ut_jit_begin .. ut_jit_end */
+long jit_lea(long x), jit_push(long x), jit_riprel(long x), jit_call(long x);
+long jit_jcc(long x), jit_jcc_insn(long x), jit_load(long x);
+extern char ut_jit_begin[], ut_jit_end[];
+static char *jit_base;		/* the copy, or NULL */
+static size_t jit_size;
 
 static long want_lea(long x) { return x + 1; }
 static long want_push(long x) { return x; }
@@ -64,6 +83,7 @@ static const struct target {
 	target_fn fn;
 	long (*want)(long x);
 	void *probe;		/* the probed instruction */
+	int jit;		/* run from the JIT copy */
 } targets[] = {
 	{ "lea", ut_lea, want_lea, ut_lea },
 	{ "push", ut_push, want_push, ut_push },
@@ -71,7 +91,111 @@ static const struct target {
 	{ "call", ut_call, want_call, ut_call },
 	{ "jcc", ut_jcc, want_jcc, (void *)ut_jcc_insn },
 	{ "skip", ut_skip, want_skip, ut_skip },
+	{ "jlea", jit_lea, want_lea, jit_lea, 1 },
+	{ "jpush", jit_push, want_push, jit_push, 1 },
+	{ "jriprel", jit_riprel, want_riprel, jit_riprel, 1 },
+	{ "jcall", jit_call, want_call, jit_call, 1 },
+	{ "jjcc", jit_jcc, want_jcc, (void *)jit_jcc_insn, 1 },
+	{ "jload", jit_load, want_push, jit_load, 1 },
 };
+
+/* where a target's code runs: in the binary, or in the JIT copy */
+static void *in_jit(const struct target *t, void *p)
+{
+	if (!t->jit)
+		return p;
+	return jit_base + ((char *)p - ut_jit_begin);
+}
+
+static target_fn fn_of(const struct target *t)
+{
+	return (target_fn)in_jit(t, (void *)t->fn);
+}
+
+static sigjmp_buf fault_jmp;
+static volatile unsigned long fault_rip;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	fault_rip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	siglongjmp(fault_jmp, 1);
+}
+
+/* the ip a SIGSEGV handler sees when jload faults */
+static unsigned long jit_fault(const struct target *t)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
+	struct sigaction old;
+
+	fault_rip = 0;
+	sigaction(SIGSEGV, &sa, &old);
+	if (!sigsetjmp(fault_jmp, 1))
+		fn_of(t)(0);
+	sigaction(SIGSEGV, &old, NULL);
+	return fault_rip;
+}
+
+static void jit_unmap(void)
+{
+	if (jit_base)
+		munmap(jit_base, jit_size);
+	jit_base = NULL;
+}
+
+/* the JIT copy, as "jit M" describes; NULL on failure */
+static char *jit_map(const char *mode)
+{
+	size_t len = ut_jit_end - ut_jit_begin;
+	char *p, *w;
+	int fd;
+
+	jit_unmap();
+	jit_size = 4096;
+	if (!strcmp(mode, "shared")) {
+		fd = memfd_create("kpt_jit", 0);
+		if (fd < 0 || ftruncate(fd, jit_size))
+			return NULL;
+		w = mmap(NULL, jit_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		p = mmap(NULL, jit_size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+		close(fd);
+		if (w == MAP_FAILED || p == MAP_FAILED)
+			return NULL;
+		memcpy(w, ut_jit_begin, len);
+		munmap(w, jit_size);
+	} else {
+		int rwx = !strcmp(mode, "rwx");
+
+		p = mmap(NULL, jit_size, PROT_READ | PROT_WRITE | (rwx ? PROT_EXEC : 0),
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		memcpy(p, ut_jit_begin, len);
+		if (!rwx && mprotect(p, jit_size, PROT_READ | PROT_EXEC))
+			return NULL;
+	}
+	__builtin___clear_cache(p, p + len);
+	jit_base = p;
+	return p;
+}
+
+/* write @hex over the probed instruction of JIT target @t, from byte @from */
+static int jit_patch(const struct target *t, const char *hex, int from)
+{
+	unsigned char *at = in_jit(t, t->probe), b[16];
+	unsigned long page = (unsigned long)at & ~4095UL;
+	int n = 0;
+
+	while (n < 16 && sscanf(hex + 2 * n, "%2hhx", &b[n]) == 1)
+		n++;
+	if (!t->jit || !jit_base || n <= from)
+		return -1;
+	/* a JIT makes its code writable to change it, whatever the mapping */
+	if (mprotect((void *)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -1;
+	memcpy(at + from, b + from, n - from);
+	__builtin___clear_cache((char *)at, (char *)at + n);
+	return 0;
+}
 
 static const struct target *find(const char *name)
 {
@@ -88,8 +212,10 @@ struct run {
 
 static void calls(struct run *r)
 {
+	target_fn fn = fn_of(r->t);
+
 	for (long i = 0; i < r->n; i++) {
-		long v = r->t->fn(i);
+		long v = fn(i);
 
 		r->sum += v;
 		r->bad += v != r->t->want(i);
@@ -261,13 +387,19 @@ static void serve(char *self)
 				fork_calls(t, 200, &total);
 			}
 			printf("sum %ld bad %ld\n", total.sum, total.bad);
-		} else if (!strcmp(cmd, "anon")) {
-			unsigned char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-			p[0] = 0xc3;	/* ret */
-			mprotect(p, 4096, PROT_READ | PROT_EXEC);
-			printf("addr %p\n", p);
+		} else if (!strcmp(cmd, "jit") && n == 2) {
+			printf("addr %p\n", jit_map(name));
+		} else if (!strcmp(cmd, "jpatch") && t && n >= 2) {
+			printf("%s\n", jit_patch(t, line + strlen("jpatch ") + strlen(name) + 1, 0) ?
+			       "failed" : "ok");
+		} else if (!strcmp(cmd, "jtail") && t && n >= 2) {
+			printf("%s\n", jit_patch(t, line + strlen("jtail ") + strlen(name) + 1, 1) ?
+			       "failed" : "ok");
+		} else if (!strcmp(cmd, "jfault") && jit_base) {
+			printf("rip %#lx\n", jit_fault(find("jload")));
+		} else if (!strcmp(cmd, "junmap")) {
+			jit_unmap();
+			printf("ok\n");
 		} else if (!strcmp(cmd, "wx")) {
 			printf("addr %p\n", map_wx());
 		} else if (!strcmp(cmd, "poke")) {
@@ -298,9 +430,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "addrs")) {
 		for (size_t i = 0; i < ARRAY_SIZE(targets); i++)
 			printf("%s %p\n", targets[i].name, targets[i].probe);
-		printf("skip_ret %p\nint3 %p\npoke %p\ndata %p\n",
+		printf("skip_ret %p\nint3 %p\npoke %p\ndata %p\njit_begin %p\n",
 		       (void *)ut_skip_ret, (void *)ut_int3, (void *)ut_poke,
-		       (void *)ut_data_addr(0));
+		       (void *)ut_data_addr(0), (void *)ut_jit_begin);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "serve")) {

@@ -87,6 +87,75 @@ ut_poke:
 	ret
 	.size ut_poke, . - ut_poke
 
+	/*
+	 * JIT code: kpt_utarget copies ut_jit_begin .. ut_jit_end into
+	 * anonymous memory and calls the copies ("jit").  Position
+	 * independent: the RIP-relative load reads jit_data in the copy.
+	 * The functions return what their namesakes above return.
+	 */
+	.globl ut_jit_begin
+ut_jit_begin:
+	.globl jit_lea
+	.type jit_lea, @function
+jit_lea:
+	lea 1(%rdi), %rax
+	ret
+	.size jit_lea, . - jit_lea
+
+	.globl jit_push
+	.type jit_push, @function
+jit_push:
+	push %rbp
+	mov %rdi, %rax
+	pop %rbp
+	ret
+	.size jit_push, . - jit_push
+
+	.globl jit_riprel
+	.type jit_riprel, @function
+jit_riprel:
+	mov jit_data(%rip), %rax
+	add %rdi, %rax
+	ret
+	.size jit_riprel, . - jit_riprel
+
+	.globl jit_call
+	.type jit_call, @function
+jit_call:
+	call jit_leaf
+	ret
+	.size jit_call, . - jit_call
+jit_leaf:
+	lea 2(%rdi), %rax
+	ret
+
+	.globl jit_jcc
+	.type jit_jcc, @function
+jit_jcc:
+	test %rdi, %rdi
+	.globl jit_jcc_insn
+jit_jcc_insn:
+	jz 1f
+	lea 3(%rdi), %rax
+	ret
+1:	mov $-1, %rax
+	ret
+	.size jit_jcc, . - jit_jcc
+
+	/* a load through the argument: faults for a bad pointer */
+	.globl jit_load
+	.type jit_load, @function
+jit_load:
+	mov (%rdi), %rax
+	ret
+	.size jit_load, . - jit_load
+
+	.align 8
+jit_data:
+	.quad 7
+	.globl ut_jit_end
+ut_jit_end:
+
 	/* &ut_data, for the C side (which declares no extern data) */
 	.globl ut_data_addr
 	.type ut_data_addr, @function
