@@ -48,7 +48,8 @@
  *  - if it unmaps the memory (munmap, mremap, MADV_DONTNEED), the site is
  *    lost: its handlers never run again, and an int3 found there later is
  *    taken out only if the whole instruction is still the probed one
- *    (new code with an int3 of its own gets SIGTRAP, as unprobed);
+ *    (new code with an int3 of its own gets SIGTRAP, as unprobed); so is
+ *    the int3 mremap() carried to another address (moved_int3());
  *  - unregistration puts the original byte back only where the int3 and
  *    the rest of the instruction are still there; otherwise it leaves the
  *    program's bytes alone.
@@ -644,6 +645,39 @@ static int site_lose(struct uprobe_mem_site *s)
 	return write_byte(current->mm, s->vaddr, s->mi->insn[0]);
 }
 
+/*
+ * An int3 where no site is: one a lost site left in its memory when the
+ * program moved it (mremap() moves the page, int3 and all, and the old
+ * range is unmapped).  If the bytes after it are a lost site's, its first
+ * byte goes back and the instruction runs as it is.  Rare: a hit with no
+ * site.
+ */
+static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	struct uprobe_mem_site *s, *found = NULL;
+	u8 cur[MAX_UINSN_BYTES];
+	int n;
+
+	n = MAX_UINSN_BYTES - copy_from_user(cur, (void __user *)bp_vaddr,
+					     MAX_UINSN_BYTES);
+	if (n < 1 || cur[0] != UPROBE_SWBP_INSN)
+		return false;
+	spin_lock(&uprobe_mem_lock);
+	list_for_each_entry(s, &uprobe_mem_sites, node) {
+		if (s->mm != current->mm ||
+		    !test_bit(UPROBE_MEM_LOST, &s->flags) || s->mi->len > n ||
+		    memcmp(cur + 1, s->mi->insn + 1, s->mi->len - 1))
+			continue;
+		found = s;	/* freed only after the hit's grace period */
+		break;
+	}
+	spin_unlock(&uprobe_mem_lock);
+	if (!found || write_byte(current->mm, bp_vaddr, found->mi->insn[0]))
+		return false;
+	instruction_pointer_set(regs, bp_vaddr);
+	return true;
+}
+
 /**
  * uprobe_mem_swbp - a breakpoint hit, if it is one of this engine's
  * @regs: the user registers
@@ -668,7 +702,7 @@ bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 		return false;
 	s = site_lookup(current->mm, bp_vaddr);
 	if (!s)
-		return false;
+		return moved_int3(regs, bp_vaddr);
 	mi = s->mi;
 	same = mi->len == 1 ||
 	       (!copy_from_user(tail, (void __user *)bp_vaddr + 1, mi->len - 1) &&

@@ -329,6 +329,18 @@ c_jit_unmap() {
 	result_r "probed JIT memory unmapped, new code mapped: it is not probed, and" \
 		"unregistration does not touch it" $r
 }
+c_jit_mremap() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta jremap; JB=$(field addr); b=$(jaddr jlea)
+	ta call jlea 10
+	[ "$R" = "sum 55 bad 0" ] && [ "$(sg 1 hits)" = 0 ] && [ "$b" != "$a" ] &&
+		grep -q "^$PA  $a  mem  \[anon\](lost)" $L && [ "$(byte "$PA" "$b")" = 48 ]
+	r=$?
+	ctl unreg 1
+	result_r "probed JIT memory moved by mremap(): the code runs unprobed at its new" \
+		"address (no SIGTRAP), the probe is lost" $r
+}
 c_jit_fault() {
 	jit rx; a=$(jaddr jload)
 	ctl set 1 "$PA" "$a" count; ctl reg 1
@@ -448,7 +460,7 @@ c_empty() {
 API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
 c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
-c_jit_fault c_wx c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
+c_jit_mremap c_jit_fault c_wx c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, the others one each
 n_api=$(($(echo $API_CASES | wc -w) + 10))
 plan $((n_api + 1))

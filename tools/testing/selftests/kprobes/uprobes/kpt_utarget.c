@@ -25,6 +25,7 @@
  *                             instruction of JIT function F -> "ok"
  *     jtail F X               the same, all but the first byte -> "ok"
  *     junmap                  unmap the JIT memory -> "ok"
+ *     jremap                  move the JIT memory elsewhere (mremap) -> "addr A"
  *     jfault                  jload(NULL): the ip its SIGSEGV handler sees
  *                                                     -> "rip R"
  *     poke                    write an int3 at ut_poke through
@@ -397,6 +398,14 @@ static void serve(char *self)
 			       "failed" : "ok");
 		} else if (!strcmp(cmd, "jfault") && jit_base) {
 			printf("rip %#lx\n", jit_fault(find("jload")));
+		} else if (!strcmp(cmd, "jremap") && jit_base) {
+			void *to = mmap(NULL, jit_size, PROT_NONE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			to = mremap(jit_base, jit_size, jit_size,
+				    MREMAP_MAYMOVE | MREMAP_FIXED, to);
+			jit_base = to == MAP_FAILED ? NULL : to;
+			printf("addr %p\n", jit_base);
 		} else if (!strcmp(cmd, "junmap")) {
 			jit_unmap();
 			printf("ok\n");
