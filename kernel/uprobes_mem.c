@@ -347,7 +347,7 @@ static unsigned long slot_get(struct mm_struct *mm, struct uprobe_mem_insn *mi,
 		unsigned long addr = area_find_gap(mm, lo, hi, vaddr);
 
 		na = kzalloc(sizeof(*na), GFP_KERNEL);
-		if (!addr || !na)
+		if (!addr || !na || !slot_fill(mi, vaddr, addr, b))
 			goto out;
 		na->page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
 		if (!na->page)
@@ -498,8 +498,9 @@ static bool int3_is_ours(struct mm_struct *mm, unsigned long vaddr,
 			 const u8 *insn, int len, bool whole)
 {
 	u8 cur[MAX_UINSN_BYTES];
+	int n = whole ? len : 1;	/* the rest may be on a page gone */
 
-	if (access_remote_vm(mm, vaddr, cur, len, FOLL_FORCE) != len ||
+	if (access_remote_vm(mm, vaddr, cur, n, FOLL_FORCE) != n ||
 	    cur[0] != UPROBE_SWBP_INSN)
 		return false;
 	return !whole || !memcmp(cur + 1, insn + 1, len - 1);
@@ -646,32 +647,51 @@ static int site_lose(struct uprobe_mem_site *s)
 }
 
 /*
- * An int3 where no site is: one a lost site left in its memory when the
- * program moved it (mremap() moves the page, int3 and all, and the old
- * range is unmapped).  If the bytes after it are a lost site's, its first
- * byte goes back and the instruction runs as it is.  Rare: a hit with no
- * site.
+ * An int3 at no site: one mremap() moved?  mremap() moves the pages, int3
+ * and all, and only the old range is unmapped (the site is lost there).
+ * If the int3 is at a lost site's offset in its page, followed by the
+ * rest of that site's instruction (two bytes or more), in memory the
+ * inode engine never patches (anonymous or writable: its own int3s are
+ * not taken for ours), the first byte goes back.  A debugger's int3 in
+ * such memory with the same bytes after it would be taken for one.
+ * Returns true if it did (restart at @bp_vaddr).
  */
 static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 {
 	struct uprobe_mem_site *s, *found = NULL;
+	struct vm_area_struct *vma;
 	u8 cur[MAX_UINSN_BYTES];
+	bool any = false;
 	int n;
 
+	spin_lock(&uprobe_mem_lock);
+	list_for_each_entry(s, &uprobe_mem_sites, node)
+		any |= s->mm == current->mm && test_bit(UPROBE_MEM_LOST, &s->flags);
+	spin_unlock(&uprobe_mem_lock);
+	if (!any)
+		return false;
 	n = MAX_UINSN_BYTES - copy_from_user(cur, (void __user *)bp_vaddr,
 					     MAX_UINSN_BYTES);
-	if (n < 1 || cur[0] != UPROBE_SWBP_INSN)
+	if (n < 2 || cur[0] != UPROBE_SWBP_INSN)
 		return false;
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
-		if (s->mm != current->mm ||
-		    !test_bit(UPROBE_MEM_LOST, &s->flags) || s->mi->len > n ||
-		    memcmp(cur + 1, s->mi->insn + 1, s->mi->len - 1))
-			continue;
-		found = s;	/* freed only after the hit's grace period */
-		break;
+		if (s->mm == current->mm && s->mi->len >= 2 && s->mi->len <= n &&
+		    test_bit(UPROBE_MEM_LOST, &s->flags) &&
+		    offset_in_page(s->vaddr) == offset_in_page(bp_vaddr) &&
+		    !memcmp(cur + 1, s->mi->insn + 1, s->mi->len - 1)) {
+			found = s;	/* freed only after the hit's grace period */
+			break;
+		}
 	}
 	spin_unlock(&uprobe_mem_lock);
+	if (!found)
+		return false;
+	mmap_read_lock(current->mm);
+	vma = vma_lookup(current->mm, bp_vaddr);
+	if (!vma || (vma->vm_file && !(vma->vm_flags & VM_WRITE)))
+		found = NULL;		/* the inode engine's kind of memory */
+	mmap_read_unlock(current->mm);
 	if (!found || write_byte(current->mm, bp_vaddr, found->mi->insn[0]))
 		return false;
 	instruction_pointer_set(regs, bp_vaddr);
@@ -711,12 +731,15 @@ bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 		/* new code at a lost site's address: its int3 is not ours */
 		return false;
 	}
-	instruction_pointer_set(regs, bp_vaddr);
 	if (test_bit(UPROBE_MEM_LOST, &s->flags) || !same ||
 	    !user_64bit_mode(regs)) {
 		/* if the byte cannot go back, the int3 is left to SIGTRAP */
-		return !site_lose(s);
+		if (site_lose(s))
+			return false;
+		instruction_pointer_set(regs, bp_vaddr);
+		return true;
 	}
+	instruction_pointer_set(regs, bp_vaddr);
 
 	/*
 	 * handlers are known by utask->auprobe: without it, try again; a
