@@ -1,67 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Per-process uprobes, memory engine: breakpoints in executable memory
- * that the inode engine cannot patch, anonymous memory (JIT code) and
- * writable private mappings, of 64-bit x86 processes.
+ * Per-process uprobes, memory engine: breakpoints in the executable
+ * memory the inode engine cannot patch, anonymous memory (JIT code) and
+ * writable private mappings, of 64-bit x86 processes.  What a program
+ * sees is described in Documentation/trace/uprobes-process.rst.
  *
- * The inode engine keys a probe by (inode, offset) and writes its int3
- * into every mm that maps the page; memory with no file, or whose bytes
- * the program itself may rewrite, has no such key.  Here a site is keyed
- * by (mm, address), and the int3 is written into that mm alone, with the
- * same FOLL_FORCE copy-on-write as ptrace: a page other processes share
- * after a fork is copied first.  Shared executable mappings never come
- * here (uprobes_inode.c refuses them): other mappings would read the int3.
+ * A site is keyed by (mm, address), not (inode, offset), and its int3 is
+ * written into that mm alone, with ptrace's copy-on-write; never into a
+ * shared mapping (write_byte()), whose other users would read it.
  *
- * A hit.  The inode engine's handle_swbp() asks uprobe_mem_swbp() first.
- * The site is found in an RCU hash table (tasks trace RCU, the flavour
- * the handlers already run under), without mmap_lock.  After the
- * handlers, the instruction runs in one of two ways, neither of which
- * takes a second trap:
- *  - emulated, by the arch's uprobe emulation (relative jumps and calls,
- *    conditional jumps, nops, push of a register);
- *  - out of line in the site's slot, a copy of the instruction followed
- *    by an absolute jump back to the next one, in a page of the process
- *    that this engine maps ("[uprobes-mem]") near the probed code, so
- *    that a RIP-relative displacement can be rebased.  A slot is the
- *    instruction alone: any number of threads may be in it at once.
+ * A hit: handle_swbp() asks uprobe_mem_swbp() first, under its tasks
+ * trace RCU read side; the site is found in a hash table without
+ * mmap_lock.  After the handlers the instruction runs with no second
+ * trap: emulated by the arch's uprobe emulation, or from the site's
+ * slot, a copy of it followed by an absolute jump back, in a page this
+ * engine maps near the code ("[uprobes-mem]") so that a RIP-relative
+ * displacement can be rebased.  A slot is never handed out again while
+ * the mm lives (a thread may stay between its instruction and the jump
+ * back for as long as it likes); the same bytes reuse it.  A signal never
+ * shows an ip in a slot (uprobe_mem_signal()).
  *
- * Slots are never handed out again while the mm lives: a thread may be
- * preempted, stopped or in a signal handler between a slot's instruction
- * and its jump back, for as long as it likes.  A slot whose bytes would
- * be the same (the same instruction probed again at the same address) is
- * reused instead; a process has at most UPROBE_MEM_AREAS pages of them.
+ * The program owns its code: every hit checks that the int3 is still in
+ * front of the probed instruction, so a stale copy never runs; a site
+ * whose code was rewritten or unmapped is lost, and its int3 is taken
+ * out (not left to SIGTRAP) when next met.  A fork child strips the
+ * int3s it inherited before it first returns to user space.
  *
- * Instructions refused (-EOPNOTSUPP): those the arch will not step;
- * those that behave differently at another address and are not emulated
- * (loop/jrcxz, xbegin, indirect calls, which push the slot's address);
- * system calls and software interrupts (a fork from the slot would leave
- * the child, which does not inherit the slot page, nowhere to return).
- *
- * JIT semantics.  The program owns its code:
- *  - it reads the int3 back at the probed address while the probe is
- *    registered, as under a debugger;
- *  - if it writes that byte, the probe stops firing and the new code runs
- *    as written; if it rewrites the rest of the instruction but not the
- *    byte, the next hit finds the bytes changed, puts the original first
- *    byte back and runs the code as it now is: the probe is lost (both
- *    are checked on every hit, so a stale copy never runs);
- *  - if it unmaps the memory (munmap, mremap, MADV_DONTNEED), the site is
- *    lost: its handlers never run again, and an int3 found there later is
- *    taken out only if the whole instruction is still the probed one
- *    (new code with an int3 of its own gets SIGTRAP, as unprobed); so is
- *    the int3 mremap() carried to another address (moved_int3());
- *  - unregistration puts the original byte back only where the int3 and
- *    the rest of the instruction are still there; otherwise it leaves the
- *    program's bytes alone.
- * A write racing with registration is the program's race, as with any
- * breakpoint a debugger sets.
- *
- * Fork: the child inherits the int3s (private memory is copied).  Before
- * it first returns to user space it puts back the original bytes of the
- * sites its parent had at fork time (uprobe_mem_dup_mmap() notes them,
- * a task work of the child strips them): the child is never probed.
- *
- * Locks: uprobe_mem_lock (a spinlock: the munmap and fork hooks run under
+ * Locks: uprobe_mem_lock (a spinlock: the unmap and fork hooks run under
  * mmap_lock) guards the lists and the hash table's writers.  Attach and
  * detach are called under the layer's uprobes_mutex and sleep.  The hit
  * path takes no lock.  Handlers run under rcu_read_lock_trace(); the
@@ -85,37 +50,7 @@
 #include <asm/mmu_context.h>
 
 #include "uprobes_process.h"
-
-#define UPROBE_MEM_SLOT_SIZE	32	/* an instruction and a jump back */
-#define UPROBE_MEM_SLOTS	(PAGE_SIZE / UPROBE_MEM_SLOT_SIZE)
-#define UPROBE_MEM_AREAS	16	/* slot pages per process, at most */
-#define UPROBE_MEM_REACH	(SZ_1G)	/* slot to probed code, at most */
-
-/* struct uprobe_mem_site.flags */
-#define UPROBE_MEM_LOST		0	/* the program took the code back */
-#define UPROBE_MEM_DEAD		1	/* its mm is gone */
-
-/* What runs in place of a site's int3. */
-struct uprobe_mem_insn {
-	struct arch_uprobe arch;	/* the arch's decode and emulation */
-	u8 insn[MAX_UINSN_BYTES];	/* the instruction as it was */
-	u8 len;
-	u8 disp_off;			/* of a RIP-relative displacement, or 0 */
-	unsigned long slot;		/* its slot, or 0: emulated only */
-};
-
-/* One page of slots in a process: a special mapping of this engine. */
-struct uprobe_mem_area {
-	struct list_head node;		/* on uprobe_mem_areas */
-	struct mm_struct *mm;
-	unsigned long vaddr;
-	struct page *page;
-	unsigned int used;		/* slots handed out */
-	struct {			/* whose each slot is, for signals */
-		unsigned long vaddr;
-		u8 len;
-	} slot[UPROBE_MEM_SLOTS];
-};
+#include "uprobes_mem.h"
 
 /* The sites a fork child must take out of its copy of the memory. */
 struct uprobe_mem_strip {
@@ -130,9 +65,8 @@ struct uprobe_mem_strip {
 	} e[];
 };
 
-static DEFINE_SPINLOCK(uprobe_mem_lock);
-static LIST_HEAD(uprobe_mem_sites);
-static LIST_HEAD(uprobe_mem_areas);
+DEFINE_SPINLOCK(uprobe_mem_lock);
+LIST_HEAD(uprobe_mem_sites);
 static LIST_HEAD(uprobe_mem_strips);
 static DEFINE_HASHTABLE(uprobe_mem_table, 8);
 static int uprobe_mem_nr;		/* sites; the hooks' fast way out */
@@ -155,243 +89,6 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 			return s;
 	}
 	return NULL;
-}
-
-/* ---- slots ---------------------------------------------------------- */
-
-static vm_fault_t slot_fault(const struct vm_special_mapping *sm,
-			     struct vm_area_struct *vma, struct vm_fault *vmf)
-{
-	struct uprobe_mem_area *a;
-	struct page *page = NULL;
-
-	if (vmf->pgoff)
-		return VM_FAULT_SIGSEGV;
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
-		if (a->mm == vma->vm_mm && a->vaddr == vma->vm_start) {
-			page = a->page;
-			get_page(page);
-			break;
-		}
-	}
-	spin_unlock(&uprobe_mem_lock);
-	if (!page)
-		return VM_FAULT_SIGSEGV;
-	vmf->page = page;
-	return 0;
-}
-
-/*
- * The program unmapped a page of slots (or mapped over it): the sites
- * whose slots were there are lost, and their int3s are taken out when
- * next hit.  At exit_mmap() the area is gone already.
- */
-static void slot_close(const struct vm_special_mapping *sm,
-		       struct vm_area_struct *vma)
-{
-	struct uprobe_mem_area *a, *gone = NULL;
-	struct uprobe_mem_site *s;
-
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
-		if (a->mm == vma->vm_mm && a->vaddr == vma->vm_start) {
-			list_del(&a->node);
-			gone = a;
-			break;
-		}
-	}
-	list_for_each_entry(s, &uprobe_mem_sites, node) {
-		if (gone && s->mm == gone->mm && s->mi->slot >= gone->vaddr &&
-		    s->mi->slot < gone->vaddr + PAGE_SIZE)
-			set_bit(UPROBE_MEM_LOST, &s->flags);
-	}
-	spin_unlock(&uprobe_mem_lock);
-	if (gone) {
-		put_page(gone->page);
-		kfree(gone);
-	}
-}
-
-/* the slots' addresses are in the sites: the page must not move */
-static int slot_mremap(const struct vm_special_mapping *sm,
-		       struct vm_area_struct *new_vma)
-{
-	return -EINVAL;
-}
-
-static const struct vm_special_mapping uprobe_mem_mapping = {
-	.name = "[uprobes-mem]",
-	.fault = slot_fault,
-	.mremap = slot_mremap,
-	.close = slot_close,
-};
-
-/*
- * A free page in @mm within [lo, hi), as close to @near as there is, with
- * a free page on either side (and a stack's guard gap below a stack).
- * Called with mmap_lock held for writing.
- */
-static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
-				   unsigned long hi, unsigned long near)
-{
-	VMA_ITERATOR(vmi, mm, 0);
-	unsigned long prev = PAGE_ALIGN(mmap_min_addr) ?: PAGE_SIZE;
-	unsigned long best = 0, bestd = ULONG_MAX;
-	unsigned long top = min(mm->task_size, DEFAULT_MAP_WINDOW);
-	struct vm_area_struct *vma;
-	bool last = false;
-
-	near &= PAGE_MASK;
-	while (!last) {
-		unsigned long g0 = prev + PAGE_SIZE, g1;
-
-		vma = vma_next(&vmi);
-		if (vma) {
-			g1 = vma->vm_start - PAGE_SIZE;
-			if (vma->vm_flags & VM_GROWSDOWN)
-				g1 -= min(g1, stack_guard_gap);
-			prev = vma->vm_end;
-		} else {
-			g1 = top - PAGE_SIZE;
-			last = true;
-		}
-		g0 = max(g0, lo);
-		g1 = min(g1, hi);
-		if (g0 < g1) {		/* pages g0 .. g1 - PAGE_SIZE are free */
-			unsigned long c = clamp(near, g0, g1 - PAGE_SIZE);
-			unsigned long d = c > near ? c - near : near - c;
-
-			if (d < bestd) {
-				best = c;
-				bestd = d;
-			}
-		}
-	}
-	return best;
-}
-
-/*
- * The slot's bytes for @mi, probed at @vaddr, placed at @slot: the
- * instruction (a RIP-relative displacement rebased to reach the same
- * target from there), then "jmp *0(%rip)" and the address of the next
- * instruction.  False if the displacement cannot reach from @slot.
- */
-static bool slot_fill(struct uprobe_mem_insn *mi, unsigned long vaddr,
-		      unsigned long slot, u8 *b)
-{
-	u64 next = vaddr + mi->len;
-
-	memset(b, UPROBE_SWBP_INSN, UPROBE_MEM_SLOT_SIZE);
-	memcpy(b, mi->insn, mi->len);
-	if (mi->disp_off) {
-		s64 disp = (s32)get_unaligned((u32 *)(b + mi->disp_off));
-
-		disp += (s64)vaddr - (s64)slot;
-		if (disp != (s32)disp)
-			return false;
-		put_unaligned((u32)disp, (u32 *)(b + mi->disp_off));
-	}
-	b[mi->len] = 0xff;			/* jmp *0(%rip) */
-	b[mi->len + 1] = 0x25;
-	memset(b + mi->len + 2, 0, 4);
-	memcpy(b + mi->len + 6, &next, sizeof(next));
-	return true;
-}
-
-/*
- * A slot in @mm for @mi at @vaddr: one already holding the same bytes if
- * there is one, else a new one, in a page of slots already there or a
- * new page mapped near @vaddr.  Called under the layer's mutex.
- * Returns its address, or 0.
- */
-static unsigned long slot_get(struct mm_struct *mm, struct uprobe_mem_insn *mi,
-			      unsigned long vaddr)
-{
-	unsigned long lo = vaddr > UPROBE_MEM_REACH ? vaddr - UPROBE_MEM_REACH : 0;
-	unsigned long hi = vaddr + UPROBE_MEM_REACH, slot = 0, at;
-	struct uprobe_mem_area *a, *found = NULL, *na = NULL;
-	u8 b[UPROBE_MEM_SLOT_SIZE];
-	int nr = 0, i;
-	void *kaddr;
-
-	if (mmap_write_lock_killable(mm))
-		return 0;
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
-		if (a->mm != mm)
-			continue;
-		nr++;
-		if (a->vaddr < lo || a->vaddr + PAGE_SIZE > hi)
-			continue;
-		kaddr = kmap_local_page(a->page);
-		for (i = 0; i < a->used && !slot; i++) {
-			at = a->vaddr + i * UPROBE_MEM_SLOT_SIZE;
-			if (slot_fill(mi, vaddr, at, b) &&
-			    !memcmp(kaddr + i * UPROBE_MEM_SLOT_SIZE, b, sizeof(b)))
-				slot = at;
-		}
-		kunmap_local(kaddr);
-		if (slot)
-			break;
-		if (a->used < UPROBE_MEM_SLOTS && !found &&
-		    slot_fill(mi, vaddr, a->vaddr + a->used * UPROBE_MEM_SLOT_SIZE, b))
-			found = a;
-	}
-	spin_unlock(&uprobe_mem_lock);
-	if (slot)
-		goto out;
-
-	if (!found && nr < UPROBE_MEM_AREAS) {
-		struct vm_area_struct *vma;
-		unsigned long addr = area_find_gap(mm, lo, hi, vaddr);
-
-		na = kzalloc(sizeof(*na), GFP_KERNEL);
-		if (!addr || !na || !slot_fill(mi, vaddr, addr, b))
-			goto out;
-		na->page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-		if (!na->page)
-			goto out;
-		na->mm = mm;
-		na->vaddr = addr;
-		spin_lock(&uprobe_mem_lock);
-		list_add(&na->node, &uprobe_mem_areas);
-		spin_unlock(&uprobe_mem_lock);
-		vma = _install_special_mapping(mm, addr, PAGE_SIZE,
-					       VM_READ | VM_EXEC | VM_MAYREAD |
-					       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
-					       &uprobe_mem_mapping);
-		if (IS_ERR(vma)) {
-			spin_lock(&uprobe_mem_lock);
-			list_del(&na->node);
-			spin_unlock(&uprobe_mem_lock);
-			goto out;
-		}
-		found = na;
-		na = NULL;
-	}
-	at = found ? found->vaddr + found->used * UPROBE_MEM_SLOT_SIZE : 0;
-	if (at && slot_fill(mi, vaddr, at, b)) {
-		/*
-		 * A slot never used before: no CPU has fetched from it.  The
-		 * int3 that leads there is written after this.
-		 */
-		kaddr = kmap_local_page(found->page);
-		memcpy(kaddr + found->used * UPROBE_MEM_SLOT_SIZE, b, sizeof(b));
-		kunmap_local(kaddr);
-		found->slot[found->used].vaddr = vaddr;
-		found->slot[found->used].len = mi->len;
-		found->used++;
-		slot = at;
-	}
-out:
-	mmap_write_unlock(mm);
-	if (na) {
-		if (na->page)
-			__free_page(na->page);
-		kfree(na);
-	}
-	return slot;
 }
 
 /* ---- decode --------------------------------------------------------- */
@@ -453,7 +150,7 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 		return 0;		/* emulated, no slot */
 	if (insn_rip_relative(&insn))
 		mi->disp_off = insn_offset_displacement(&insn);
-	mi->slot = slot_get(mm, mi, vaddr);
+	mi->slot = uprobe_mem_slot_get(mm, mi, vaddr);
 	return mi->slot ? 0 : -ENOMEM;
 }
 
@@ -771,39 +468,6 @@ out:
 }
 
 /**
- * uprobe_mem_signal - a signal for current: no ip in a slot shows
- *
- * Called by get_signal() before it delivers, stops for ptrace or dumps
- * core.  A thread in a slot (its instruction faulted, or a signal came
- * before or after it ran) is put where it would be without the probe:
- * at the probed instruction if that has not completed (it runs, and is
- * probed, again when the handler returns, as after a fault under the
- * inode engine), at the next one if it has.
- */
-void uprobe_mem_signal(void)
-{
-	struct pt_regs *regs = current_pt_regs();
-	unsigned long ip = instruction_pointer(regs), i, off;
-	struct uprobe_mem_area *a;
-
-	if (list_empty(&uprobe_mem_areas) || !user_mode(regs))
-		return;
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
-		if (a->mm != current->mm || ip < a->vaddr ||
-		    ip >= a->vaddr + PAGE_SIZE)
-			continue;
-		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
-		off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
-		if (i < a->used)
-			instruction_pointer_set(regs, a->slot[i].vaddr +
-						(off < a->slot[i].len ? 0 : a->slot[i].len));
-		break;
-	}
-	spin_unlock(&uprobe_mem_lock);
-}
-
-/**
  * uprobe_mem_munmap - memory of @vma in [@start, @end) goes away
  * @vma: the mapping
  * @start: ...
@@ -968,25 +632,16 @@ void uprobe_mem_fork(struct task_struct *t, unsigned long flags)
  */
 void uprobe_mem_mm_exit(struct mm_struct *mm)
 {
-	struct uprobe_mem_area *a, *na;
 	struct uprobe_mem_site *s;
 	struct uprobe_mem_strip *st;
-	LIST_HEAD(gone);
 
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
 		if (s->mm == mm)
 			set_bit(UPROBE_MEM_DEAD, &s->flags);
 	}
-	list_for_each_entry_safe(a, na, &uprobe_mem_areas, node) {
-		if (a->mm == mm)
-			list_move(&a->node, &gone);
-	}
 	spin_unlock(&uprobe_mem_lock);
-	list_for_each_entry_safe(a, na, &gone, node) {
-		put_page(a->page);	/* the ptes hold theirs until exit_mmap() */
-		kfree(a);
-	}
+	uprobe_mem_slots_exit(mm);
 	st = strip_take(mm);
 	kfree(st);
 }
