@@ -34,6 +34,7 @@
  * them before a detached site is released.
  */
 #include <linux/mm.h>
+#include <linux/mmu_context.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task_stack.h>
 #include <linux/hashtable.h>
@@ -47,7 +48,6 @@
 #include <linux/uprobes.h>
 #include <linux/unaligned.h>
 #include <asm/insn.h>
-#include <asm/mmu_context.h>
 
 #include "uprobes_process.h"
 #include "uprobes_mem.h"

@@ -68,7 +68,8 @@ c_register() {
 }
 c_list() {
 	grep -q "^$PA  $A_lea  inode  $BIN+$(off "$A_lea")  \[ACTIVE\]  handler \[kpt_uprobes\]" $L
-	result_r "uprobes/list shows pid, vaddr, the engine, file+offset, [ACTIVE] and the handler" $?
+	result_r "uprobes/list shows pid, vaddr, the engine, file+offset, [ACTIVE] and the" \
+		"handler" $?
 }
 c_hits() {
 	ta call lea 100

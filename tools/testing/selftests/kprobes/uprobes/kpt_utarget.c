@@ -68,7 +68,7 @@ long ut_jcc_insn(long x), ut_skip_ret(long x), *ut_data_addr(long x);
 /* the JIT functions, run from a copy of ut_jit_begin .. ut_jit_end */
 long jit_lea(long x), jit_push(long x), jit_riprel(long x), jit_call(long x);
 long jit_jcc(long x), jit_jcc_insn(long x), jit_load(long x);
-extern char ut_jit_begin[], ut_jit_end[];
+long ut_jit_begin(long x), ut_jit_end(long x);	/* labels: the bounds */
 static char *jit_base;		/* the copy, or NULL */
 static size_t jit_size;
 
@@ -105,7 +105,7 @@ static void *in_jit(const struct target *t, void *p)
 {
 	if (!t->jit)
 		return p;
-	return jit_base + ((char *)p - ut_jit_begin);
+	return jit_base + ((char *)p - (char *)ut_jit_begin);
 }
 
 static target_fn fn_of(const struct target *t)
@@ -114,11 +114,12 @@ static target_fn fn_of(const struct target *t)
 }
 
 static sigjmp_buf fault_jmp;
-static volatile unsigned long fault_rip;
+static unsigned long fault_rip;	/* set by the handler, read after the jump */
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-	fault_rip = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	__atomic_store_n(&fault_rip, ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP],
+			 __ATOMIC_RELAXED);
 	siglongjmp(fault_jmp, 1);
 }
 
@@ -128,12 +129,12 @@ static unsigned long jit_fault(const struct target *t)
 	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
 	struct sigaction old;
 
-	fault_rip = 0;
+	__atomic_store_n(&fault_rip, 0, __ATOMIC_RELAXED);
 	sigaction(SIGSEGV, &sa, &old);
 	if (!sigsetjmp(fault_jmp, 1))
 		fn_of(t)(0);
 	sigaction(SIGSEGV, &old, NULL);
-	return fault_rip;
+	return __atomic_load_n(&fault_rip, __ATOMIC_RELAXED);
 }
 
 static void jit_unmap(void)
@@ -146,7 +147,7 @@ static void jit_unmap(void)
 /* the JIT copy, as "jit M" describes; NULL on failure */
 static char *jit_map(const char *mode)
 {
-	size_t len = ut_jit_end - ut_jit_begin;
+	size_t len = (char *)ut_jit_end - (char *)ut_jit_begin;
 	char *p, *w;
 	int fd;
 
@@ -161,7 +162,7 @@ static char *jit_map(const char *mode)
 		close(fd);
 		if (w == MAP_FAILED || p == MAP_FAILED)
 			return NULL;
-		memcpy(w, ut_jit_begin, len);
+		memcpy(w, (void *)ut_jit_begin, len);
 		munmap(w, jit_size);
 	} else {
 		int rwx = !strcmp(mode, "rwx");
@@ -170,7 +171,7 @@ static char *jit_map(const char *mode)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
-		memcpy(p, ut_jit_begin, len);
+		memcpy(p, (void *)ut_jit_begin, len);
 		if (!rwx && mprotect(p, jit_size, PROT_READ | PROT_EXEC))
 			return NULL;
 	}
@@ -390,11 +391,12 @@ static void serve(char *self)
 			printf("sum %ld bad %ld\n", total.sum, total.bad);
 		} else if (!strcmp(cmd, "jit") && n == 2) {
 			printf("addr %p\n", jit_map(name));
-		} else if (!strcmp(cmd, "jpatch") && t && n >= 2) {
-			printf("%s\n", jit_patch(t, line + strlen("jpatch ") + strlen(name) + 1, 0) ?
-			       "failed" : "ok");
-		} else if (!strcmp(cmd, "jtail") && t && n >= 2) {
-			printf("%s\n", jit_patch(t, line + strlen("jtail ") + strlen(name) + 1, 1) ?
+		} else if ((!strcmp(cmd, "jpatch") || !strcmp(cmd, "jtail")) &&
+			   t && n >= 2) {
+			/* the hex after the name; jtail leaves the first byte */
+			const char *hex = line + strlen(cmd) + strlen(name) + 2;
+
+			printf("%s\n", jit_patch(t, hex, !strcmp(cmd, "jtail")) ?
 			       "failed" : "ok");
 		} else if (!strcmp(cmd, "jfault") && jit_base) {
 			printf("rip %#lx\n", jit_fault(find("jload")));
