@@ -107,27 +107,35 @@ c_order() {
 	[ "$seq" = "0 2 1 0 2 1" ]
 	result_r "three probes at one address run in registration order" $?
 }
-c_kinds() {
+# kinds ADDR F...: a probe on each target F (at "ADDR F"), 100 calls of
+# each: exact hits, ip at the probe, results intact, the int3 gone after
+# unregistration; the outcome in $ok
+kinds() {
+	addr=$1; shift
 	ok=0 i=1
-	for f in push riprel call jcc; do
-		eval a=\$A_$f
-		ctl set $i "$PA" "$a" count; ctl reg $i
-		[ "$(sg $i ret)" = 0 ] || ok=1
+	for f in "$@"; do
+		ctl set $i "$PA" "$($addr $f)" count; ctl reg $i
+		[ "$(sg $i ret)" = 0 ] || { ok=1; diag "$f: $(sg $i ret)"; }
 		i=$((i + 1))
 	done
-	for f in push riprel call jcc; do
+	for f in "$@"; do
 		ta call $f 100
 		[ "${R#* bad }" = 0 ] || { ok=1; diag "$f: $R"; }
 	done
 	i=1
-	for f in push riprel call jcc; do
-		eval a=\$A_$f
+	for f in "$@"; do
+		a=$($addr $f)
 		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f:" \
 			"$(grep "^$i " $C)"; }
 		ctl unreg $i
 		[ "$(byte "$PA" "$a")" != cc ] || { ok=1; diag "$f: int3 left"; }
 		i=$((i + 1))
 	done
+}
+# taddr F: F's probed instruction in the binary
+taddr() { eval echo "\$A_$1"; }
+c_kinds() {
+	kinds taddr push riprel call jcc
 	result_r "push, call, jcc (emulated) and a RIP-relative load (stepped): exact hits," \
 		"results intact, text restored" $ok
 }
@@ -256,25 +264,7 @@ c_jit_hits() {
 }
 c_jit_kinds() {
 	jit rwx
-	ok=0 i=1
-	for f in jpush jriprel jcall jjcc; do
-		ctl set $i "$PA" "$(jaddr $f)" count; ctl reg $i
-		[ "$(sg $i ret)" = 0 ] || { ok=1; diag "$f: $(sg $i ret)"; }
-		i=$((i + 1))
-	done
-	for f in jpush jriprel jcall jjcc; do
-		ta call $f 100
-		[ "${R#* bad }" = 0 ] || { ok=1; diag "$f: $R"; }
-	done
-	i=1
-	for f in jpush jriprel jcall jjcc; do
-		a=$(jaddr $f)
-		[ "$(sg $i hits)" = 100 ] && [ "$(sg $i ip)" = "$a" ] || { ok=1; diag "$f:" \
-			"$(grep "^$i " $C)"; }
-		ctl unreg $i
-		[ "$(byte "$PA" "$a")" != cc ] || { ok=1; diag "$f: int3 left"; }
-		i=$((i + 1))
-	done
+	kinds jaddr jpush jriprel jcall jjcc
 	result_r "read-write-execute JIT memory: push, call, jcc (emulated), a RIP-relative load" \
 		"(out of line): exact hits, results intact, bytes restored" $ok
 }
