@@ -269,13 +269,20 @@ void kprobe_carriers_sync(struct kprobe_batch *b)
 	}
 }
 
-/* let every task pass a voluntary switch: none is left at a carrier unseen */
+/*
+ * Let every task pass a voluntary switch: none is left at a carrier
+ * unseen.  Without PREEMPTION (no TASKS_RCU) a task between the nop and
+ * the carrier can only be interrupted there, and resumes before its CPU
+ * runs anything else, so every CPU passing through the scheduler is
+ * enough; synchronize_rcu() is not, since with PREEMPT_COUNT a tick that
+ * interrupts such a task reports a quiescent state for it.
+ */
 static void kprobe_carriers_wait(void)
 {
 	if (IS_ENABLED(CONFIG_TASKS_RCU))
 		synchronize_rcu_tasks();
 	else
-		synchronize_rcu();
+		synchronize_rcu_tasks_rude();	/* FUNCTION_TRACER selects it */
 }
 
 /*
