@@ -304,9 +304,9 @@ int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 /*
  * Sites retired by a batch are freed after a grace period, off the
  * caller's path: a work item per batch (a shared one could run before
- * the grace period of sites added to it later).  With TASKS_RCU it also
- * waits for every task to pass a voluntary switch: a boosted copy runs
- * preemptible in its slot.
+ * the grace period of sites added to it later).  It also waits for
+ * every task to pass a voluntary switch (kprobe_sync_tasks()): a boosted
+ * copy runs with interrupts on in its slot.
  */
 struct kprobe_free_work {
 	struct rcu_work rwork;
@@ -324,13 +324,38 @@ static void kprobe_free_sites(struct list_head *sites)
 	}
 }
 
+static void kprobe_sync_tasks_fn(struct work_struct *unused)
+{
+}
+
+/*
+ * Wait until no task is in code kprobes is about to overwrite or free (a
+ * boosted copy, a region the optimizer overwrites, the instruction after
+ * a fentry nop that a carrier held): every task passes a voluntary
+ * switch.  Without PREEMPTION (no TASKS_RCU) a task there can only have
+ * been interrupted, and resumes before its CPU runs anything else, so
+ * every CPU passing through the scheduler is enough (the rude flavour,
+ * which FUNCTION_TRACER selects, or a work item on each CPU);
+ * synchronize_rcu() is not, since with PREEMPT_COUNT a tick that
+ * interrupts such a task reports a quiescent state for it.  Sleeps; not
+ * under cpus_read_lock().
+ */
+void kprobe_sync_tasks(void)
+{
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	else if (IS_ENABLED(CONFIG_TASKS_RUDE_RCU))
+		synchronize_rcu_tasks_rude();
+	else if (schedule_on_each_cpu(kprobe_sync_tasks_fn))
+		synchronize_rcu();	/* no memory for the works: the best left */
+}
+
 static void kprobe_free_sites_fn(struct work_struct *work)
 {
 	struct kprobe_free_work *fw =
 		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
 
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
-		synchronize_rcu_tasks();
+	kprobe_sync_tasks();
 	kprobe_free_sites(&fw->sites);
 	kfree(fw);
 }
@@ -367,15 +392,14 @@ static void __kprobe_batch_commit(struct kprobe_batch *b, enum kprobe_wait wait)
 	if (!fw) {
 		/* no memory to defer it: wait here */
 		synchronize_rcu();
-		if (IS_ENABLED(CONFIG_TASKS_RCU))
-			synchronize_rcu_tasks();
+		kprobe_sync_tasks();
 		kprobe_free_sites(&b->to_free);
 		return;
 	}
 	INIT_LIST_HEAD(&fw->sites);
 	list_splice_init(&b->to_free, &fw->sites);
 	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
-	queue_rcu_work(system_wq, &fw->rwork);
+	queue_rcu_work(system_unbound_wq, &fw->rwork);
 }
 
 void kprobe_batch_commit(struct kprobe_batch *b)

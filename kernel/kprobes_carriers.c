@@ -270,22 +270,6 @@ void kprobe_carriers_sync(struct kprobe_batch *b)
 }
 
 /*
- * Let every task pass a voluntary switch: none is left at a carrier
- * unseen.  Without PREEMPTION (no TASKS_RCU) a task between the nop and
- * the carrier can only be interrupted there, and resumes before its CPU
- * runs anything else, so every CPU passing through the scheduler is
- * enough; synchronize_rcu() is not, since with PREEMPT_COUNT a tick that
- * interrupts such a task reports a quiescent state for it.
- */
-static void kprobe_carriers_wait(void)
-{
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
-		synchronize_rcu_tasks();
-	else
-		synchronize_rcu_tasks_rude();	/* FUNCTION_TRACER selects it */
-}
-
-/*
  * The moves whose hooks went in by update @seen (kprobe_hook_seq) and
  * have been waited for since: their carriers go, and once every CPU sees
  * the original bytes back, the redirection.  A move whose hook went in
@@ -327,7 +311,7 @@ static void kprobe_carriers_settle(void)
 	mutex_lock(&kprobe_mutex);
 	seen = kprobe_hook_seq;
 	mutex_unlock(&kprobe_mutex);
-	kprobe_carriers_wait();
+	kprobe_sync_tasks();	/* none is left at a carrier unseen */
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	kprobe_carriers_finish(&b, seen);

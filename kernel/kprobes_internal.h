@@ -37,6 +37,9 @@ static inline void kprobe_batch_init(struct kprobe_batch *b)
 
 /* kprobes.c */
 void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
+void kprobe_sync_tasks(void);
+/* declared by rcupdate.h only with it; kprobe_sync_tasks() asks IS_ENABLED() */
+void synchronize_rcu_tasks_rude(void);
 struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);

@@ -290,10 +290,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	 * thread busy in a loop; a site unoptimized meanwhile leaves
 	 * opt_ready (kprobe_unoptimize()).
 	 */
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
-		synchronize_rcu_tasks();
-	else
-		synchronize_rcu();
+	kprobe_sync_tasks();
 	mutex_lock(&kprobe_mutex);
 	if (list_empty(&opt_ready))
 		goto out;

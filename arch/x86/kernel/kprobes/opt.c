@@ -36,7 +36,8 @@
  * Patching (the core's optimizer, kernel/kprobes_opt.c, decides when): a
  * site whose detour is ready sends its int3 hits into the detour's copy of
  * the region, which jumps past the region, so that after one wait for every
- * task (synchronize_rcu_tasks(), or a grace period without TASKS_RCU) no
+ * task (kprobe_sync_tasks(): a voluntary switch each, or without
+ * PREEMPTION a pass of every CPU through the scheduler) no
  * CPU is inside the region but at its first byte.  The jump is then
  * written by text_poke_bp(): meanwhile a CPU at the int3 is sent to the
  * detour.  Unoptimizing writes the int3 back, then (once every CPU sees
