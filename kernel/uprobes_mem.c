@@ -41,12 +41,10 @@
 #include <linux/ptrace.h>
 #include <linux/highmem.h>
 #include <linux/file.h>
-#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/uprobes.h>
-#include <linux/unaligned.h>
 #include <asm/insn.h>
 
 #include "uprobes_process.h"
@@ -116,7 +114,11 @@ static bool insn_needs_home(struct insn *insn)
 	return false;
 }
 
-/* emulated by the arch: relative jumps, calls, jccs (and nops) */
+/*
+ * Relative jumps, calls and jccs: the arch emulates them and a copy could
+ * not run elsewhere, so they get no slot.  Push and nop are emulated at
+ * the hit too, but keep a slot in case the arch declines.
+ */
 static bool insn_is_branch(struct insn *insn)
 {
 	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];

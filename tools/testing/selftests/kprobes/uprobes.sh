@@ -244,8 +244,8 @@ c_errnos() {
 # --- JIT code: the memory engine ---------------------------------------------
 # "ta jit M" maps a copy of the JIT functions; jaddr F: F's probed
 # instruction in that copy
-jaddr() { eval printf '0x%x' "\$((JB + A_$1 - A_jit_begin))"; }
-jit() { ta jit "$1"; JB=$(field addr); }
+jaddr() { eval printf '0x%x' "\$((JBASE + A_$1 - A_jit_begin))"; }
+jit() { ta jit "$1"; JBASE=$(field addr); }
 # bytes PID ADDR N: N bytes there, as /proc/PID/mem shows them
 bytes() { dd if=/proc/$1/mem bs=1 skip=$(($2)) count=$3 2> /dev/null | od -An -tx1 | tr -d ' \n'; }
 c_jit_hits() {
@@ -307,7 +307,7 @@ c_jit_tail() {
 		"copy runs, the probe is lost, the bytes are the program's" $r
 }
 c_jit_unmap() {
-	jit rx; a=$(jaddr jlea); old=$JB
+	jit rx; a=$(jaddr jlea); old=$JBASE
 	ctl set 1 "$PA" "$a" count; ctl reg 1
 	ta junmap
 	jit rx
@@ -316,14 +316,14 @@ c_jit_unmap() {
 	r=$?
 	grep -q "^$PA  $a  mem  \[anon\](lost)" $L || r=1
 	ctl unreg 1
-	[ "$JB" != "$old" ] || [ "$(byte "$PA" "$a")" = 48 ] || r=1
+	[ "$JBASE" != "$old" ] || [ "$(byte "$PA" "$a")" = 48 ] || r=1
 	result_r "probed JIT memory unmapped, new code mapped: it is not probed, and" \
 		"unregistration does not touch it" $r
 }
 c_jit_mremap() {
 	jit rx; a=$(jaddr jlea)
 	ctl set 1 "$PA" "$a" count; ctl reg 1
-	ta jremap; JB=$(field addr); b=$(jaddr jlea)
+	ta jremap; JBASE=$(field addr); b=$(jaddr jlea)
 	ta call jlea 10
 	[ "$R" = "sum 55 bad 0" ] && [ "$(sg 1 hits)" = 0 ] && [ "$b" != "$a" ] &&
 		grep -q "^$PA  $a  mem  \[anon\](lost)" $L && [ "$(byte "$PA" "$b")" = 48 ]
@@ -386,6 +386,59 @@ c_coexist() {
 	[ "$(byte "$PA" "$A_lea")" = 48 ] || { r=1; diag "int3 left"; }
 	result_r "a uprobe_events probe at the same address: both see every hit, removing either" \
 		"leaves the other" $r
+}
+# --- P: events: per-process probes defined through tracefs -------------------
+DE=$T/dynamic_events
+# uev EVENT: its lines in the trace
+uev() { grep " $1: (" $T/trace; }
+# uev_bad DEFINITION ERRNO-TEXT LOG-TEXT: the write fails with that errno,
+# error_log says why, and nothing was defined or written
+uev_bad() {
+	echo > $T/error_log
+	e=$( { echo "$1" >> $DE; } 2>&1 )
+	case "$e" in *"$2"*) ;; *) diag "write: ${e:-succeeded}"; return 1 ;; esac
+	grep -q "$3" $T/error_log || { diag "error_log: $(cat $T/error_log)"; return 1; }
+	! grep -q "kptp" $DE && [ "$(byte "$PA" "$A_lea")" = 48 ]
+}
+c_uevent() {
+	echo "P:kptp/lea $PA:$A_lea x=%di:u64 sp=%sp comm=\$comm" >> $DE &&
+		echo 1 > $T/events/kptp/lea/enable && echo > $T/trace
+	r=$?
+	[ "$(byte "$PA" "$A_lea")" = cc ] || r=1
+	grep -q "^P:kptp/lea $PA:$A_lea x=%di:u64 sp=%sp comm=\$comm\$" $DE || r=1
+	ta call lea 5
+	uev lea > /tmp/uev
+	xs=$(sed -n 's/.* x=\([0-9]*\) .*/\1/p' /tmp/uev | tr '\n' ' ')
+	[ "$(wc -l < /tmp/uev)" = 5 ] && [ "$xs" = "0 1 2 3 4 " ] &&
+		[ "$(grep -c "lea: ($A_lea) .*comm=\"kpt_utarget\"" /tmp/uev)" = 5 ] || {
+		r=1; sed 's/^/# /' /tmp/uev; }
+	echo 0 > $T/events/kptp/lea/enable; echo "-:kptp/lea" >> $DE
+	[ "$(byte "$PA" "$A_lea")" = 48 ] && ! grep -q kptp $DE || r=1
+	result_r "a P: event: 5 calls, 5 events at the probed address with the argument" \
+		"register and \$comm; deleted, the byte is back" $r
+}
+c_uevent_jit() {
+	jit rx; a=$(jaddr jlea)
+	echo "P:kptp/jlea $PA:$a x=%di:u64" >> $DE &&
+		echo 1 > $T/events/kptp/jlea/enable && echo > $T/trace
+	r=$?
+	ta call jlea 3
+	xs=$(uev jlea | sed -n 's/.* x=\([0-9]*\)$/\1/p' | tr '\n' ' ')
+	[ "$R" = "sum 6 bad 0" ] && [ "$xs" = "0 1 2 " ] || { r=1; diag "events: $xs"; }
+	echo 0 > $T/events/kptp/jlea/enable; echo "-:kptp/jlea" >> $DE
+	[ "$(byte "$PA" "$a")" = 48 ] || r=1
+	result_r "a P: event on anonymous JIT code: every call traced with its argument," \
+		"the code's byte back after deletion" $r
+}
+c_uevent_errnos() {
+	uev_bad "P:kptp/bad 99999:$A_lea" "No such process" "Failed to register probe"
+	result_r "P: event for no such pid: ESRCH, error_log says so, nothing defined" $?
+	uev_bad "P:kptp/bad $A_lea" "Invalid argument" "Process probe must be PID:VADDR"
+	result_r "P: event without PID: EINVAL, error_log says so, nothing defined" $?
+	uev_bad "P:kptp/bad $PA:$A_data" "Invalid argument" "Failed to register probe"
+	result_r "P: event on a non-executable address: EINVAL, nothing defined" $?
+	uev_bad "P:kptp/bad $PA:$A_lea x=@+0" "Invalid argument" "Invalid file offset"
+	result_r "P: event with a file-offset argument (@+0): EINVAL, nothing defined" $?
 }
 c_exec() {
 	ctl set 1 "$PA" "$A_lea" count; ctl reg 1
@@ -451,9 +504,10 @@ c_empty() {
 API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
 c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
-c_jit_mremap c_jit_fault c_wx c_coexist c_exec c_exit c_churn c_exit_race c_sample c_empty"
-# c_errnos reports 11 results, the others one each
-n_api=$(($(echo $API_CASES | wc -w) + 10))
+c_jit_mremap c_jit_fault c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
+c_exit c_churn c_exit_race c_sample c_empty"
+# c_errnos reports 11 results, c_uevent_errnos 4, the others one each
+n_api=$(($(echo $API_CASES | wc -w) + 13))
 plan $((n_api + 1))
 c_tracefs_baseline
 if [ $HAVE = 1 ]; then

@@ -6,7 +6,7 @@
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
 . /harness/ktap.sh
-plan 20
+plan 21
 
 N=200
 export PATH=$PATH:/usr/bin:/usr/sbin
@@ -148,6 +148,22 @@ if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
 	result "bpftrace uprobe and a register_uprobe() probe on one instruction: both count all" \
 		"100 hits" $?
 
+	# a P: event on a JIT copy of ut_lea: perf counts it like any event
+	echo "jit rx" >&3; read -r R <&4; jb=${R#addr }
+	jbeg=$($UB addrs | sed -n 's/^jit_begin //p')
+	jl=$($UB addrs | sed -n 's/^jlea //p')
+	ja=$(printf '0x%x' $((jb + jl - jbeg)))
+	echo "P:kptc/jlea $PA:$ja" >> $T/dynamic_events
+	cat > /tmp/jcalls <<-'EOS'
+	echo "call jlea $1" >&3; read -r R <&4; echo "$R"
+	EOS
+	perf stat -a -x, -e kptc:jlea -- sh /tmp/jcalls 200 > $OUT 2>&1
+	c=$(awk -F, '$3 == "kptc:jlea" { print $1 }' $OUT)
+	echo "-:kptc/jlea" >> $T/dynamic_events
+	diag "perf stat counted ${c:-none} on a P: event in JIT code"
+	[ "$c" = 200 ]
+	result "perf stat -e on a P: event in anonymous (JIT) memory: all 200 hits" $?
+
 	echo "unreg 0" > $UC
 	perf probe -q -x $UB -a ut_lea > /dev/null 2>&1
 	perf stat -a -x, -e probe_kpt_utarget:ut_lea -- sh /tmp/calls 30 > $OUT 2>&1
@@ -162,7 +178,7 @@ if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
 		"all 30" $?
 else
 	for w in "perf probe -x beside a seed probe" "bpftrace uprobe beside a seed probe" \
-		"perf after the seed probe left"; do
+		"perf after the seed probe left" "perf stat -e on a P: event"; do
 		skip "$w" "stock 6.12 has no register_uprobe()"
 	done
 fi

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Per-process uprobe events: tracefs "P:" events on register_uprobe()
+ * probes (kernel/uprobes_process.c), so that ftrace and perf reach any
+ * executable address of one process, JIT code included, without a module.
+ *
+ *   P[:[GRP/][EVENT]] PID:VADDR [FETCHARGS]
+ *
+ * P for a process ("u:" is user_events').  PID is any thread of the
+ * process, VADDR the probed instruction's address in it (decimal or 0x
+ * hex).  GRP defaults to "uprocess", EVENT to p_PID_VADDR.  FETCHARGS are
+ * those of uprobe events (registers, +OFFS(%sp) and other user memory,
+ * $stack, $comm...), but not @+FOFFS, which names a file offset and a
+ * process probe has no file.  Unlike uprobe_events' events, these run no
+ * BPF program and do not set TRACE_EVENT_FL_CAP_ANY.  The event
+ * records VADDR.  Definitions are written to "dynamic_events", the usual
+ * enable, filter, trigger and format files follow, and perf records it.
+ *
+ * Lifetime and locks.  Defining the event registers its probe, so that a
+ * bad pid or address fails the definition with register_uprobe()'s
+ * errno.  The int3 stays in the process's memory while the event is
+ * defined: disabled, a hit returns at once.  The probe
+ * goes away with the process (exit or exec): the event stays defined,
+ * and never hits again.  Enabling and disabling only flip the
+ * trace_probe's flags (under event_mutex, which perf's paths take inside
+ * its context mutexes).  Deletion, also under event_mutex, unregisters
+ * the probe, which sleeps until no handler runs, and frees the event: the
+ * bytes the probe held are back when the write returns.  uprobe_events
+ * unregisters its inode probes under event_mutex the same way; no lock
+ * taken inside unregister_uprobe() is ever held around event_mutex.
+ *
+ * The handler runs in the probed task with preemption enabled, and may
+ * fault user memory in; the ring buffer and perf's buffers are reserved
+ * with preemption disabled, where a fault must not sleep.  So the
+ * arguments are fetched first into a buffer of the hit's own, then
+ * copied.
+ */
+#define pr_fmt(fmt)	"trace_uprobe_process: " fmt
+
+#include <linux/uprobes.h>
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+
+#include "trace_dynevent.h"
+#include "trace_probe.h"
+#include "trace_probe_tmpl.h"
+
+#define UPROCESS_EVENT_SYSTEM	"uprocess"
+
+/* fetched arguments up to this size stay on the handler's stack */
+#define UPROCESS_STACK_BUF	128
+/* and at most this, strings cut to fit */
+#define UPROCESS_MAX_SIZE	PAGE_SIZE
+
+static int trace_uprocess_create(const char *raw_command);
+static int trace_uprocess_show(struct seq_file *m, struct dyn_event *ev);
+static int trace_uprocess_release(struct dyn_event *ev);
+static bool trace_uprocess_is_busy(struct dyn_event *ev);
+static bool trace_uprocess_match(const char *system, const char *event,
+				 int argc, const char **argv,
+				 struct dyn_event *ev);
+
+static struct dyn_event_operations trace_uprocess_ops = {
+	.create = trace_uprocess_create,
+	.show = trace_uprocess_show,
+	.is_busy = trace_uprocess_is_busy,
+	.free = trace_uprocess_release,
+	.match = trace_uprocess_match,
+};
+
+/**
+ * struct trace_uprocess - a "P:" event
+ * @devent: its dynamic_events entry
+ * @up: the per-process probe
+ * @spec: the probed place as written ("1234:0x401000")
+ * @orig_args: the fetch-args as written
+ * @nr_orig: how many
+ * @tp: the trace_probe (event call, fetch-args); last: variable size
+ */
+struct trace_uprocess {
+	struct dyn_event devent;
+	struct uprobe up;
+	char *spec;
+	char **orig_args;
+	int nr_orig;
+	struct trace_probe tp;
+};
+
+static bool is_trace_uprocess(struct dyn_event *ev)
+{
+	return ev->ops == &trace_uprocess_ops;
+}
+
+static struct trace_uprocess *to_trace_uprocess(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_uprocess, devent);
+}
+
+static bool trace_uprocess_is_busy(struct dyn_event *ev)
+{
+	return trace_probe_is_enabled(&to_trace_uprocess(ev)->tp);
+}
+
+static bool trace_uprocess_match(const char *system, const char *event,
+				 int argc, const char **argv,
+				 struct dyn_event *ev)
+{
+	struct trace_uprocess *tu = to_trace_uprocess(ev);
+
+	if (event[0] != '\0' && strcmp(trace_probe_name(&tu->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&tu->tp), system))
+		return false;
+	if (argc && strcmp(argv[0], tu->spec))
+		return false;
+	return !argc || trace_probe_match_command_args(&tu->tp, argc - 1,
+						       argv + 1);
+}
+
+/* ---- fetching from the probed task --------------------------------------- */
+
+/*
+ * What trace_probe_tmpl.h's fetch-arg interpreter asks of its user: how
+ * to read memory and strings.  Every address here is the probed task's
+ * (user memory), read with the task's page faults allowed.
+ */
+static nokprobe_inline int
+probe_mem_read(void *dest, void *src, size_t size)
+{
+	return copy_from_user(dest, (void __force __user *)src, size) ?
+	       -EFAULT : 0;
+}
+
+static nokprobe_inline int
+probe_mem_read_user(void *dest, void *src, size_t size)
+{
+	return probe_mem_read(dest, src, size);
+}
+
+/* *(u32 *)dest holds the room left and where; it gets what was stored */
+static nokprobe_inline int
+fetch_store_string(unsigned long addr, void *dest, void *base)
+{
+	u32 loc = *(u32 *)dest;
+	int maxlen = get_loc_len(loc);
+	u8 *dst = get_loc_data(dest, base);
+	long ret;
+
+	if (unlikely(!maxlen))
+		return -ENOMEM;
+	if (addr == FETCH_TOKEN_COMM)
+		ret = strscpy(dst, current->comm, maxlen);
+	else
+		ret = strncpy_from_user(dst, (void __force __user *)addr, maxlen);
+	if (ret < 0) {
+		*(u32 *)dest = make_data_loc(0, (void *)dst - base);
+		return ret;
+	}
+	/* a string cut at maxlen still ends in NUL; count that NUL */
+	if (ret == maxlen)
+		dst[ret - 1] = '\0';
+	else
+		ret++;
+	*(u32 *)dest = make_data_loc(ret, (void *)dst - base);
+	return ret;
+}
+
+static nokprobe_inline int
+fetch_store_string_user(unsigned long addr, void *dest, void *base)
+{
+	return fetch_store_string(addr, dest, base);
+}
+
+/* with its NUL; 0 for one too long to store */
+static nokprobe_inline int
+fetch_store_strlen(unsigned long addr)
+{
+	int len;
+
+	if (addr == FETCH_TOKEN_COMM)
+		len = strlen(current->comm) + 1;
+	else
+		len = strnlen_user((void __force __user *)addr, MAX_STRING_SIZE);
+	return len > MAX_STRING_SIZE ? 0 : len;
+}
+
+static nokprobe_inline int
+fetch_store_strlen_user(unsigned long addr)
+{
+	return fetch_store_strlen(addr);
+}
+
+/* the n-th word on the user stack, 0 if it cannot be read */
+static unsigned long user_stack_nth(struct pt_regs *regs, unsigned int n)
+{
+	unsigned long addr = user_stack_pointer(regs) + n * sizeof(long);
+	unsigned long val;
+
+	if (copy_from_user(&val, (void __user *)addr, sizeof(val)))
+		return 0;
+	return val;
+}
+
+/* fetch-args' first stage: the values a user hit has at hand */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base)
+{
+	struct pt_regs *regs = rec;
+	unsigned long val;
+	int ret;
+
+	switch (code->op) {
+	case FETCH_OP_REG:
+		val = regs_get_register(regs, code->param);
+		break;
+	case FETCH_OP_STACK:
+		val = user_stack_nth(regs, code->param);
+		break;
+	case FETCH_OP_STACKP:
+		val = user_stack_pointer(regs);
+		break;
+	case FETCH_OP_COMM:
+		val = FETCH_TOKEN_COMM;
+		break;
+	default:
+		ret = process_common_fetch_insn(code, &val);
+		if (ret < 0)
+			return ret;
+	}
+	code++;
+
+	return process_fetch_insn_bottom(code, val, dest, base);
+}
+
+/* ---- the hit ------------------------------------------------------------ */
+
+static void uprocess_trace_func(struct trace_uprocess *tu,
+				struct trace_event_file *file,
+				void *args, int size)
+{
+	struct kprobe_trace_entry_head *entry;
+	struct trace_event_buffer fbuffer;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry) + size);
+	if (!entry)
+		return;
+	entry->ip = tu->up.vaddr;
+	memcpy(&entry[1], args, size);
+	trace_event_buffer_commit(&fbuffer);
+}
+
+#ifdef CONFIG_PERF_EVENTS
+static void uprocess_perf_func(struct trace_uprocess *tu,
+			       struct pt_regs *regs, void *args, int dsize)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct kprobe_trace_entry_head *entry;
+	struct hlist_head *head;
+	int size, rctx;
+
+	size = ALIGN(sizeof(*entry) + dsize + sizeof(u32), sizeof(u64));
+	size -= sizeof(u32);
+	if (size > PERF_MAX_TRACE_SIZE)
+		return;
+
+	/*
+	 * perf_trace_event_unreg() clears TP_FLAG_PROFILE, waits for
+	 * preempt-disabled sections, then frees perf_events: test the flag
+	 * in one
+	 */
+	guard(preempt)();
+	if (!trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE))
+		return;
+	head = READ_ONCE(call->perf_events);
+	if (!head)
+		return;
+	head = this_cpu_ptr(head);
+	if (hlist_empty(head))
+		return;
+	entry = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!entry)
+		return;
+	entry->ip = tu->up.vaddr;
+	memcpy(&entry[1], args, dsize);
+	memset((char *)&entry[1] + dsize, 0, size - sizeof(*entry) - dsize);
+	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, regs,
+			      head, NULL);
+}
+#endif
+
+/* register_uprobe()'s handler: in the probed task, may fault and sleep */
+static void trace_uprocess_hit(struct uprobe *up, struct pt_regs *regs)
+{
+	struct trace_uprocess *tu = container_of(up, struct trace_uprocess, up);
+	u8 stack_buf[UPROCESS_STACK_BUF] __aligned(sizeof(long));
+	struct event_file_link *link;
+	int dsize, size;
+	void *args;
+
+	/* a defined but disabled event keeps its probe: nothing to do */
+	if (!trace_probe_is_enabled(&tu->tp))
+		return;
+
+	/* strings are cut to fit a page, as uprobe_events' are */
+	dsize = __get_data_size(&tu->tp, regs, NULL);
+	if (dsize > UPROCESS_MAX_SIZE - tu->tp.size)
+		dsize = UPROCESS_MAX_SIZE - tu->tp.size;
+	size = tu->tp.size + dsize;
+	args = stack_buf;
+	if (size > sizeof(stack_buf)) {
+		args = kmalloc(size, GFP_KERNEL);
+		if (!args)
+			return;
+	}
+	memset(args, 0, size);
+	store_trace_args(args, &tu->tp, regs, NULL,
+			 sizeof(struct kprobe_trace_entry_head), dsize);
+
+	if (trace_probe_test_flag(&tu->tp, TP_FLAG_TRACE)) {
+		/* as a tracepoint's caller: the ring buffer expects it */
+		guard(preempt_notrace)();
+		trace_probe_for_each_link_rcu(link, &tu->tp)
+			uprocess_trace_func(tu, link->file, args, size);
+	}
+#ifdef CONFIG_PERF_EVENTS
+	uprocess_perf_func(tu, regs, args, size);
+#endif
+	if (args != stack_buf)
+		kfree(args);
+}
+
+/* ---- the event ----------------------------------------------------------- */
+
+static enum print_line_t
+print_uprocess_event(struct trace_iterator *iter, int flags,
+		     struct trace_event *event)
+{
+	struct kprobe_trace_entry_head *field;
+	struct trace_seq *s = &iter->seq;
+	struct trace_event_call *call;
+	struct trace_probe *tp;
+
+	field = (struct kprobe_trace_entry_head *)iter->ent;
+	call = container_of(event, struct trace_event_call, event);
+	tp = trace_probe_primary_from_call(call);
+	if (WARN_ON_ONCE(!tp))
+		goto out;
+
+	/* a user address: no kernel symbol to look up */
+	trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp), field->ip);
+	if (trace_probe_print_args(s, tp->args, tp->nr_args,
+				   (u8 *)&field[1], field) < 0)
+		goto out;
+	trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+static int uprocess_event_define_fields(struct trace_event_call *event_call)
+{
+	struct kprobe_trace_entry_head field;
+	struct trace_probe *tp;
+	int ret;
+
+	tp = trace_probe_primary_from_call(event_call);
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+
+	DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
+
+	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
+}
+
+static struct trace_event_functions uprocess_funcs = {
+	.trace = print_uprocess_event,
+};
+
+static struct trace_event_fields uprocess_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE,
+	  .define_fields = uprocess_event_define_fields },
+	{}
+};
+
+/* enable for a trace file, or for perf (file NULL); under event_mutex */
+static int enable_trace_uprocess(struct trace_event_call *call,
+				 struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	if (file)
+		return trace_probe_add_file(tp, file);
+	trace_probe_set_flag(tp, TP_FLAG_PROFILE);
+	return 0;
+}
+
+static int disable_trace_uprocess(struct trace_event_call *call,
+				  struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+	if (!file) {
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+		return 0;
+	}
+	if (!trace_probe_get_file_link(tp, file))
+		return -ENOENT;
+	if (trace_probe_has_single_file(tp))
+		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
+	/* a hit still walking the links holds off the link's kfree_rcu() */
+	trace_probe_remove_file(tp, file);
+	return 0;
+}
+
+static int uprocess_register(struct trace_event_call *event,
+			     enum trace_reg type, void *data)
+{
+	struct trace_event_file *file = data;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		return enable_trace_uprocess(event, file);
+	case TRACE_REG_UNREGISTER:
+		return disable_trace_uprocess(event, file);
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		return enable_trace_uprocess(event, NULL);
+	case TRACE_REG_PERF_UNREGISTER:
+		return disable_trace_uprocess(event, NULL);
+	case TRACE_REG_PERF_OPEN:
+	case TRACE_REG_PERF_CLOSE:
+	case TRACE_REG_PERF_ADD:
+	case TRACE_REG_PERF_DEL:
+		return 0;
+#endif
+	}
+	return 0;
+}
+
+/* ---- definition and deletion --------------------------------------------- */
+
+static void free_trace_uprocess(struct trace_uprocess *tu)
+{
+	int i;
+
+	if (tu->orig_args)
+		for (i = 0; i < tu->nr_orig; i++)
+			kfree(tu->orig_args[i]);
+	kfree(tu->orig_args);
+	trace_probe_cleanup(&tu->tp);
+	kfree(tu->spec);
+	kfree(tu);
+}
+
+static struct trace_uprocess *find_trace_uprocess(const char *event,
+						  const char *group)
+{
+	struct trace_uprocess *tu;
+	struct dyn_event *pos;
+
+	for_each_dyn_event(pos) {
+		if (!is_trace_uprocess(pos))
+			continue;
+		tu = to_trace_uprocess(pos);
+		if (!strcmp(trace_probe_name(&tu->tp), event) &&
+		    !strcmp(trace_probe_group_name(&tu->tp), group))
+			return tu;
+	}
+	return NULL;
+}
+
+/* event_mutex held; 0 or -EBUSY */
+static int unregister_trace_uprocess(struct trace_uprocess *tu)
+{
+	if (trace_probe_is_enabled(&tu->tp))
+		return -EBUSY;
+	if (trace_event_dyn_busy(trace_probe_event_call(&tu->tp)))
+		return -EBUSY;
+	if (trace_probe_unregister_event_call(&tu->tp))
+		return -EBUSY;
+	dyn_event_remove(&tu->devent);
+	trace_probe_unlink(&tu->tp);
+	return 0;
+}
+
+static int trace_uprocess_release(struct dyn_event *ev)
+{
+	struct trace_uprocess *tu = to_trace_uprocess(ev);
+	int ret = unregister_trace_uprocess(tu);
+
+	if (ret)
+		return ret;
+	/* no hit runs or will run after this: the rest can go */
+	unregister_uprobe(&tu->up);
+	free_trace_uprocess(tu);
+	return 0;
+}
+
+/* PID:VADDR into tu->up; logs the error at the spec's argv index */
+static int parse_uprocess_spec(struct trace_uprocess *tu, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char pid[16];
+	int ret;
+
+	if (!colon || colon == arg || colon - arg >= sizeof(pid)) {
+		trace_probe_log_err(0, BAD_PROCESS_SPEC);
+		return -EINVAL;
+	}
+	memcpy(pid, arg, colon - arg);
+	pid[colon - arg] = '\0';
+	ret = kstrtoint(pid, 10, &tu->up.pid);
+	if (ret || tu->up.pid <= 0) {
+		trace_probe_log_err(0, BAD_PROCESS_SPEC);
+		return -EINVAL;
+	}
+	ret = kstrtoul(colon + 1, 0, &tu->up.vaddr);
+	if (ret) {
+		trace_probe_log_err(colon + 1 - arg, BAD_PROBE_ADDR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* a file offset (@+FOFFS) has no meaning for a probe on a process */
+static bool uprocess_arg_has_foffs(struct probe_arg *parg)
+{
+	struct fetch_insn *code;
+
+	for (code = parg->code; code->op != FETCH_OP_END; code++)
+		if (code->op == FETCH_OP_FOFFS)
+			return true;
+	return false;
+}
+
+static int register_trace_uprocess(struct trace_uprocess *tu)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	int ret;
+
+	guard(mutex)(&event_mutex);
+	if (find_trace_uprocess(trace_probe_name(&tu->tp),
+				trace_probe_group_name(&tu->tp))) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(0, EVENT_EXIST);
+		return -EEXIST;
+	}
+	call->event.funcs = &uprocess_funcs;
+	call->class->fields_array = uprocess_fields_array;
+	call->class->reg = uprocess_register;
+	ret = trace_probe_register_event_call(&tu->tp);
+	if (ret) {
+		if (ret == -EEXIST) {
+			trace_probe_log_set_index(0);
+			trace_probe_log_err(0, EVENT_EXIST);
+		}
+		return ret;
+	}
+	dyn_event_add(&tu->devent, call);
+	return 0;
+}
+
+static int __trace_uprocess_create(int argc, const char *argv[])
+{
+	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_USER };
+	const char *event = NULL, *group = UPROCESS_EVENT_SYSTEM;
+	char gbuf[MAX_EVENT_NAME_LEN], buf[MAX_EVENT_NAME_LEN];
+	struct trace_uprocess *tu;
+	int i, ret, nargs;
+
+	if (argv[0][0] != 'P' || argc < 2)
+		return -ECANCELED;
+	/* "P" or "P:..."; anything else is not ours */
+	if (argv[0][1] != '\0' && argv[0][1] != ':')
+		return -ECANCELED;
+
+	trace_probe_log_init("trace_uprocess", argc, argv);
+	nargs = argc - 2;
+	if (nargs > MAX_TRACE_ARGS) {
+		ret = -E2BIG;
+		goto out_log;
+	}
+
+	tu = kzalloc(struct_size(tu, tp.args, nargs), GFP_KERNEL);
+	if (!tu) {
+		ret = -ENOMEM;
+		goto out_log;
+	}
+	dyn_event_init(&tu->devent, &trace_uprocess_ops);
+	tu->spec = kstrdup(argv[1], GFP_KERNEL);
+	tu->orig_args = kcalloc(max(nargs, 1), sizeof(char *), GFP_KERNEL);
+	tu->nr_orig = nargs;
+	if (!tu->spec || !tu->orig_args) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+
+	trace_probe_log_set_index(1);
+	ret = parse_uprocess_spec(tu, argv[1]);
+	if (ret)
+		goto out_free;
+
+	trace_probe_log_set_index(0);
+	if (argv[0][1] == ':') {
+		event = &argv[0][2];
+		ret = traceprobe_parse_event_name(&event, &group, gbuf,
+						  event - argv[0]);
+		if (ret)
+			goto out_free;
+	}
+	if (!event) {
+		snprintf(buf, sizeof(buf), "p_%d_0x%lx", tu->up.pid,
+			 tu->up.vaddr);
+		event = buf;
+	}
+	ret = trace_probe_init(&tu->tp, event, group, true, nargs);
+	if (ret)
+		goto out_free;
+
+	for (i = 0; i < nargs; i++) {
+		trace_probe_log_set_index(i + 2);
+		tu->orig_args[i] = kstrdup(argv[i + 2], GFP_KERNEL);
+		if (!tu->orig_args[i]) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		ctx.offset = 0;
+		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i + 2], &ctx);
+		if (ret)
+			goto out_free;
+		if (uprocess_arg_has_foffs(&tu->tp.args[i])) {
+			trace_probe_log_err(0, BAD_FILE_OFFS);
+			ret = -EINVAL;
+			goto out_free;
+		}
+	}
+	ret = traceprobe_set_print_fmt(&tu->tp, PROBE_PRINT_NORMAL);
+	if (ret < 0)
+		goto out_free;
+
+	/* the probe last: a hit before the event exists finds it disabled */
+	tu->up.handler = trace_uprocess_hit;
+	ret = register_uprobe(&tu->up);
+	if (ret) {
+		trace_probe_log_set_index(1);
+		trace_probe_log_err(0, FAIL_REG_PROBE);
+		goto out_free;
+	}
+	ret = register_trace_uprocess(tu);
+	if (ret) {
+		unregister_uprobe(&tu->up);
+		goto out_free;
+	}
+	traceprobe_finish_parse(&ctx);
+	trace_probe_log_clear();
+	return 0;
+
+out_free:
+	traceprobe_finish_parse(&ctx);
+	free_trace_uprocess(tu);
+out_log:
+	trace_probe_log_clear();
+	return ret;
+}
+
+static int trace_uprocess_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, __trace_uprocess_create);
+}
+
+static int trace_uprocess_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct trace_uprocess *tu = to_trace_uprocess(ev);
+	int i;
+
+	seq_printf(m, "P:%s/%s %s", trace_probe_group_name(&tu->tp),
+		   trace_probe_name(&tu->tp), tu->spec);
+	for (i = 0; i < tu->nr_orig; i++)
+		seq_printf(m, " %s", tu->orig_args[i]);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static __init int init_uprocess_trace(void)
+{
+	return dyn_event_register(&trace_uprocess_ops);
+}
+
+core_initcall(init_uprocess_trace);
