@@ -45,7 +45,10 @@
  *  - the hit path (uprobe_point_hit) takes no lock: it walks the point's
  *    probes under the engine's rcu_read_lock_trace(); removal waits for
  *    that with uprobe_site_sync() (synchronize_rcu_tasks_trace()) outside
- *    uprobes_mutex, since a handler may be waiting for it.
+ *    uprobes_mutex, since a handler may sleep for long and every other
+ *    registration would wait with it.  No handler takes the mutex (calls
+ *    from a handler are delayed), so an attach that fails may undo
+ *    itself with that wait under it (uprobes_inode.c, uprobes_mem.c).
  * Handlers run in task context, so kprobes may probe this file freely:
  * nothing here runs from the int3 trap itself.
  */
