@@ -117,7 +117,10 @@ static struct task_struct *mover_task;
 static bool mover_pause, mover_paused;
 static int (*mover_call)(int, int);
 static int mover_want;		/* mover_call(x, 1) - x * mover_want */
-static int mover_nap = 255;	/* it sleeps after each (mover_nap + 1) calls */
+/* it sleeps after each (mover_nap + 1) calls; -1: only when held */
+static int mover_nap = 255;
+/* until then (jiffies; 0: never) it neither sleeps nor yields */
+static unsigned long mover_busy_until;
 
 static int mover_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -140,7 +143,12 @@ static int mover_fn(void *unused)
 		if (mover_call(i & 0xff, 1) != (i & 0xff) * mover_want + 1)
 			atomic_inc(&mover_errors);
 		atomic_inc(&mover_calls);
-		if (!(++i & READ_ONCE(mover_nap)))
+		if (READ_ONCE(mover_busy_until) &&
+		    time_before(jiffies, READ_ONCE(mover_busy_until)))
+			continue;	/* holds off every wait for its CPU */
+		if (READ_ONCE(mover_nap) < 0)
+			cond_resched();	/* no sleep: a switch only when asked */
+		else if (!(++i & READ_ONCE(mover_nap)))
 			usleep_range(20, 40);
 	}
 	return 0;
@@ -171,6 +179,7 @@ static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
 	atomic_set(&mover_errors, 0);
 	mover_call = fn;
 	mover_want = want;
+	mover_busy_until = 0;
 	mover_pause = true;
 	t = kthread_create(mover_fn, NULL, "kpt_mover");
 	if (IS_ERR(t))
@@ -282,8 +291,9 @@ static void window_watch(struct wprobe *wp, struct pt_regs *regs)
 int t_carrier_move_reader_window(void)
 {
 	struct wprobe wp = { .type = WPROBE_RW, .handler = window_watch };
-	int cpu, calls, hits, round, i, ret = 0;
+	int cpu, calls, hits, round, ret = 0;
 	struct kprobe kp, anchor;
+	unsigned long deadline;
 	struct task_struct *t;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
@@ -293,7 +303,14 @@ int t_carrier_move_reader_window(void)
 		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
 	atomic_set(&window_reads, 0);
 	atomic_set(&window_ends, 0);
-	mover_nap = 0;		/* a task switch after each call: the wait ends soon */
+	/*
+	 * The mover calls without sleeping: the move's wait for tasks (with
+	 * the rude flavour, a work item on each CPU) cannot end before its
+	 * next call has gone through the hook, which a mover asleep when
+	 * the hook went in would not make.  It switches when asked to
+	 * (cond_resched()), and sleeps when held.
+	 */
+	mover_nap = -1;
 	t = mover_start(call_tiny, 1, cpu);
 	if (!KPT_EXPECT(!IS_ERR(t)))
 		goto out_nap;
@@ -329,7 +346,9 @@ int t_carrier_move_reader_window(void)
 		hits = atomic_read(&mover_hits);
 		mover_hold(false);
 		/* the mover is held after its read: end the move now */
-		for (i = 0; i < 20000 && !READ_ONCE(window_holding); i++)
+		deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
+		while (!READ_ONCE(window_holding) &&
+		       time_before(jiffies, deadline))
 			usleep_range(50, 100);
 		unregister_kprobe(&kp);
 		msleep(20);
@@ -386,7 +405,8 @@ int t_carrier_divert_during_move(void)
 {
 	unsigned long fentry = (unsigned long)call_tiny +
 			       (has_endbr((void *)call_tiny) ? 4 : 0);
-	int cpu, calls, hits, i, ret;
+	int cpu, calls, hits, ret;
+	unsigned long deadline;
 	struct kprobe_site *s;
 	struct task_struct *t;
 	struct kprobe kp;
@@ -414,11 +434,25 @@ int t_carrier_divert_during_move(void)
 		goto out_probe;
 	calls = atomic_read(&mover_calls);
 	hits = atomic_read(&mover_hits);
+	/*
+	 * The background move: hooked, then waiting for every task to
+	 * switch.  Once the optimizer has left the carrier to the mover
+	 * (its own wait for tasks needs the mover's CPU), the mover stops
+	 * switching until the user is on its way in: the move is still on
+	 * when the user comes, however short its wait would otherwise be
+	 * (a rude one: a work item on each CPU).  The mover switches again
+	 * a tenth of a second after.
+	 */
 	mover_hold(false);
-	/* the background move: hooked, waiting for every task to switch */
-	for (i = 0; i < 5000 && !READ_ONCE(s->carrier_moving); i++)
+	deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
+	while (!READ_ONCE(s->carrier_slow) && !READ_ONCE(s->carrier_moving) &&
+	       time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	WRITE_ONCE(mover_busy_until, deadline);
+	while (!READ_ONCE(s->carrier_moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
 	moving = READ_ONCE(s->carrier_moving);
+	WRITE_ONCE(mover_busy_until, jiffies + HZ / 10);
 	ret = register_ftrace_function(&twin_ops);
 	KPT_EXPECT(moving);
 	KPT_EXPECT_EQ(ret, 0);
@@ -427,6 +461,7 @@ int t_carrier_divert_during_move(void)
 	KPT_EXPECT(!READ_ONCE(s->carrier));
 	msleep(20);
 	mover_hold(true);
+	WRITE_ONCE(mover_busy_until, 0);
 	if (!ret)
 		KPT_EXPECT_EQ(unregister_ftrace_function(&twin_ops), 0);
 	calls = atomic_read(&mover_calls) - calls;
