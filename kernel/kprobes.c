@@ -23,10 +23,10 @@
  * fentry call in kprobes_carriers.c; module load/unload and init-memory
  * freeing in kprobes_module.c; kretprobes and their instance pools in
  * kprobes_kretprobes.c, the debugfs files in kprobes_debugfs.c, the slot
- * cache in kprobes_slots.c, jprobes in kprobes_jprobes.c, the jump
- * optimizer in kprobes_opt.c, the other arches' interface in
- * kprobes_classic.c; what these share in kprobes_internal.h.  The x86
- * backend is arch/x86/kernel/kprobes/.
+ * cache and the freeing of retired sites in kprobes_slots.c, jprobes in
+ * kprobes_jprobes.c, the jump optimizer in kprobes_opt.c, the other
+ * arches' interface in kprobes_classic.c; what these share in
+ * kprobes_internal.h.  The x86 backend is arch/x86/kernel/kprobes/.
  *
  * Locking
  * -------
@@ -57,9 +57,7 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/module.h>
-#include <linux/rcupdate_wait.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
 #include "kprobes_internal.h"
 
@@ -302,65 +300,6 @@ int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 }
 
 /*
- * Sites retired by a batch are freed after a grace period, off the
- * caller's path: a work item per batch (a shared one could run before
- * the grace period of sites added to it later).  It also waits for
- * every task to pass a voluntary switch (kprobe_sync_tasks()): a boosted
- * copy runs with interrupts on in its slot.
- */
-struct kprobe_free_work {
-	struct rcu_work rwork;
-	struct list_head sites;
-};
-
-static void kprobe_free_sites(struct list_head *sites)
-{
-	struct kprobe_site *s, *n;
-
-	list_for_each_entry_safe(s, n, sites, free_list) {
-		list_del(&s->free_list);
-		arch_release_site(s);
-		kfree(s);
-	}
-}
-
-static void kprobe_sync_tasks_fn(struct work_struct *unused)
-{
-}
-
-/*
- * Wait until no task is in code kprobes is about to overwrite or free (a
- * boosted copy, a region the optimizer overwrites, the instruction after
- * a fentry nop that a carrier held): every task passes a voluntary
- * switch.  Without PREEMPTION (no TASKS_RCU) a task there can only have
- * been interrupted, and resumes before its CPU runs anything else, so
- * every CPU passing through the scheduler is enough (the rude flavour,
- * which FUNCTION_TRACER selects, or a work item on each CPU);
- * synchronize_rcu() is not, since with PREEMPT_COUNT a tick that
- * interrupts such a task reports a quiescent state for it.  Sleeps; not
- * under cpus_read_lock().
- */
-void kprobe_sync_tasks(void)
-{
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
-		synchronize_rcu_tasks();
-	else if (IS_ENABLED(CONFIG_TASKS_RUDE_RCU))
-		synchronize_rcu_tasks_rude();
-	else if (schedule_on_each_cpu(kprobe_sync_tasks_fn))
-		synchronize_rcu();	/* no memory for the works: the best left */
-}
-
-static void kprobe_free_sites_fn(struct work_struct *work)
-{
-	struct kprobe_free_work *fw =
-		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
-
-	kprobe_sync_tasks();
-	kprobe_free_sites(&fw->sites);
-	kfree(fw);
-}
-
-/*
  * Finish a batch:
  *  - make its pokes visible to every CPU (one text_poke_sync());
  *  - KPROBE_WAIT_HITS: wait until no CPU is still running a hit that
@@ -374,32 +313,19 @@ static void kprobe_free_sites_fn(struct work_struct *work)
  *    one by one does not wait for 10000 grace periods.
  *  - KPROBE_WAIT_GP: synchronize_rcu(), for readers that run with
  *    interrupts on (the kretprobe trampoline's instance recycling).
- *  - retired sites are freed after a grace period, asynchronously.
+ *  - retired sites are freed after a grace period, asynchronously
+ *    (kprobe_free_sites_later(), in kprobes_slots.c).
  */
 static void __kprobe_batch_commit(struct kprobe_batch *b, enum kprobe_wait wait)
 {
-	struct kprobe_free_work *fw;
-
 	if (b->poked || wait == KPROBE_WAIT_HITS) {
 		arch_kprobe_poke_sync(wait == KPROBE_WAIT_HITS);
 		b->poked = false;
 	}
 	if (wait == KPROBE_WAIT_GP)
 		synchronize_rcu();
-	if (list_empty(&b->to_free))
-		return;
-	fw = kmalloc(sizeof(*fw), GFP_KERNEL);
-	if (!fw) {
-		/* no memory to defer it: wait here */
-		synchronize_rcu();
-		kprobe_sync_tasks();
-		kprobe_free_sites(&b->to_free);
-		return;
-	}
-	INIT_LIST_HEAD(&fw->sites);
-	list_splice_init(&b->to_free, &fw->sites);
-	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
-	queue_rcu_work(system_unbound_wq, &fw->rwork);
+	if (!list_empty(&b->to_free))
+		kprobe_free_sites_later(&b->to_free);
 }
 
 void kprobe_batch_commit(struct kprobe_batch *b)

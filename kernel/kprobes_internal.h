@@ -3,7 +3,8 @@
  * Kprobes: what the core's files share and nothing else uses: kprobes.c
  * (sites, registration, batches), kprobes_blacklist.c (where a probe may
  * go), kprobes_module.c (code going away), kprobes_ftrace.c (fentry sites
- * on ftrace's hook) and kprobes_carriers.c.  Every function here is
+ * on ftrace's hook), kprobes_carriers.c and kprobes_slots.c (freeing
+ * retired sites, the wait for tasks).  Every function here is
  * called with kprobe_mutex held unless it says otherwise.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
@@ -35,11 +36,14 @@ static inline void kprobe_batch_init(struct kprobe_batch *b)
 	b->poked = false;
 }
 
-/* kprobes.c */
-void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
+/* kprobes_slots.c: both sleep, without kprobe_mutex */
 void kprobe_sync_tasks(void);
+void kprobe_free_sites_later(struct list_head *sites);
 /* declared by rcupdate.h only with it; kprobe_sync_tasks() asks IS_ENABLED() */
 void synchronize_rcu_tasks_rude(void);
+
+/* kprobes.c */
+void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
 struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);

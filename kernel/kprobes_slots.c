@@ -24,6 +24,11 @@
  * A classic backend (kernel/kprobes_classic.c) gets MAX_INSN_SIZE opcodes
  * a slot, in pages from its alloc_insn_page() (writable or not, as that
  * backend writes its slots), and fills and clears them itself.
+ *
+ * Also here: when a retired site, with its copy (and a detour), may be
+ * freed (kprobe_free_sites_later()), and the wait for every task to
+ * leave code about to change (kprobe_sync_tasks()), which the optimizer
+ * and the carriers share.  Both sleep; neither holds kprobe_mutex.
  */
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
@@ -34,9 +39,12 @@
 #include <linux/rculist.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_HAVE_KPROBE_SITES
 #include <asm/text-patching.h>
 #endif
+
+#include "kprobes_internal.h"
 
 #ifdef CONFIG_HAVE_KPROBE_SITES
 /* KPROBE_SLOT_SIZE (bytes) is the arch's: it knows what it puts in a slot */
@@ -226,4 +234,86 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/* ---- freeing retired sites --------------------------------------------- */
+
+/*
+ * Sites retired by a batch are freed after a grace period, off the
+ * caller's path: a work item per batch (a shared one could run before
+ * the grace period of sites added to it later).  It also waits for
+ * every task to pass a voluntary switch (kprobe_sync_tasks()): a boosted
+ * copy runs with interrupts on in its slot.
+ */
+struct kprobe_free_work {
+	struct rcu_work rwork;
+	struct list_head sites;
+};
+
+static void kprobe_free_sites(struct list_head *sites)
+{
+	struct kprobe_site *s, *n;
+
+	list_for_each_entry_safe(s, n, sites, free_list) {
+		list_del(&s->free_list);
+		arch_release_site(s);
+		kfree(s);
+	}
+}
+
+static void kprobe_sync_tasks_fn(struct work_struct *unused)
+{
+}
+
+/*
+ * Wait until no task is in code kprobes is about to overwrite or free (a
+ * boosted copy, a region the optimizer overwrites, the instruction after
+ * a fentry nop that a carrier held): every task passes a voluntary
+ * switch.  Without PREEMPTION (no TASKS_RCU) a task there can only have
+ * been interrupted, and resumes before its CPU runs anything else, so
+ * every CPU passing through the scheduler is enough (the rude flavour,
+ * which FUNCTION_TRACER selects, or a work item on each CPU);
+ * synchronize_rcu() is not, since with PREEMPT_COUNT a tick that
+ * interrupts such a task reports a quiescent state for it.  Sleeps; not
+ * under cpus_read_lock().
+ */
+void kprobe_sync_tasks(void)
+{
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	else if (IS_ENABLED(CONFIG_TASKS_RUDE_RCU))
+		synchronize_rcu_tasks_rude();
+	else if (schedule_on_each_cpu(kprobe_sync_tasks_fn))
+		synchronize_rcu();	/* no memory for the works: the best left */
+}
+
+static void kprobe_free_sites_fn(struct work_struct *work)
+{
+	struct kprobe_free_work *fw =
+		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
+
+	kprobe_sync_tasks();
+	kprobe_free_sites(&fw->sites);
+	kfree(fw);
+}
+
+/*
+ * Free the retired sites on @sites (via ->free_list; the list is left
+ * empty) once no CPU or task can be in them: in the background, or here
+ * if there is no memory to defer it.  Sleeps; without kprobe_mutex.
+ */
+void kprobe_free_sites_later(struct list_head *sites)
+{
+	struct kprobe_free_work *fw = kmalloc(sizeof(*fw), GFP_KERNEL);
+
+	if (!fw) {
+		synchronize_rcu();
+		kprobe_sync_tasks();
+		kprobe_free_sites(sites);
+		return;
+	}
+	INIT_LIST_HEAD(&fw->sites);
+	list_splice_init(sites, &fw->sites);
+	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
+	queue_rcu_work(system_unbound_wq, &fw->rwork);
 }
