@@ -16,6 +16,9 @@
  * records VADDR.  Definitions are written to "dynamic_events", the usual
  * enable, filter, trigger and format files follow, and perf records it.
  *
+ * The event's record, enabling and dynamic_events entry are
+ * trace_dynprobe.c's; this file has the probe's side.
+ *
  * Lifetime and locks.  Defining the event registers its probe, so that a
  * bad pid or address fails the definition with register_uprobe()'s
  * errno.  The int3 stays in the process's memory while the event is
@@ -41,8 +44,7 @@
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 
-#include "trace_dynevent.h"
-#include "trace_probe.h"
+#include "trace_dynprobe.h"
 #include "trace_probe_tmpl.h"
 
 #define UPROCESS_EVENT_SYSTEM	"uprocess"
@@ -53,69 +55,26 @@
 #define UPROCESS_MAX_SIZE	PAGE_SIZE
 
 static int trace_uprocess_create(const char *raw_command);
-static int trace_uprocess_show(struct seq_file *m, struct dyn_event *ev);
 static int trace_uprocess_release(struct dyn_event *ev);
-static bool trace_uprocess_is_busy(struct dyn_event *ev);
-static bool trace_uprocess_match(const char *system, const char *event,
-				 int argc, const char **argv,
-				 struct dyn_event *ev);
 
 static struct dyn_event_operations trace_uprocess_ops = {
 	.create = trace_uprocess_create,
-	.show = trace_uprocess_show,
-	.is_busy = trace_uprocess_is_busy,
+	.show = trace_dynprobe_show,
+	.is_busy = trace_dynprobe_is_busy,
 	.free = trace_uprocess_release,
-	.match = trace_uprocess_match,
+	.match = trace_dynprobe_match,
 };
 
 /**
  * struct trace_uprocess - a "P:" event
- * @devent: its dynamic_events entry
  * @up: the per-process probe
- * @spec: the probed place as written ("1234:0x401000")
- * @orig_args: the fetch-args as written
- * @nr_orig: how many
- * @tp: the trace_probe (event call, fetch-args); last: variable size
+ * @dp: the event (its place as written, "1234:0x401000", and its
+ *	fetch-args); last: variable size
  */
 struct trace_uprocess {
-	struct dyn_event devent;
 	struct uprobe up;
-	char *spec;
-	char **orig_args;
-	int nr_orig;
-	struct trace_probe tp;
+	struct trace_dynprobe dp;
 };
-
-static bool is_trace_uprocess(struct dyn_event *ev)
-{
-	return ev->ops == &trace_uprocess_ops;
-}
-
-static struct trace_uprocess *to_trace_uprocess(struct dyn_event *ev)
-{
-	return container_of(ev, struct trace_uprocess, devent);
-}
-
-static bool trace_uprocess_is_busy(struct dyn_event *ev)
-{
-	return trace_probe_is_enabled(&to_trace_uprocess(ev)->tp);
-}
-
-static bool trace_uprocess_match(const char *system, const char *event,
-				 int argc, const char **argv,
-				 struct dyn_event *ev)
-{
-	struct trace_uprocess *tu = to_trace_uprocess(ev);
-
-	if (event[0] != '\0' && strcmp(trace_probe_name(&tu->tp), event))
-		return false;
-	if (system && strcmp(trace_probe_group_name(&tu->tp), system))
-		return false;
-	if (argc && strcmp(argv[0], tu->spec))
-		return false;
-	return !argc || trace_probe_match_command_args(&tu->tp, argc - 1,
-						       argv + 1);
-}
 
 /* ---- fetching from the probed task --------------------------------------- */
 
@@ -256,7 +215,7 @@ static void uprocess_trace_func(struct trace_uprocess *tu,
 static void uprocess_perf_func(struct trace_uprocess *tu,
 			       struct pt_regs *regs, void *args, int dsize)
 {
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
+	struct trace_event_call *call = trace_probe_event_call(&tu->dp.tp);
 	struct kprobe_trace_entry_head *entry;
 	struct hlist_head *head;
 	int size, rctx;
@@ -272,7 +231,7 @@ static void uprocess_perf_func(struct trace_uprocess *tu,
 	 * in one
 	 */
 	guard(preempt)();
-	if (!trace_probe_test_flag(&tu->tp, TP_FLAG_PROFILE))
+	if (!trace_probe_test_flag(&tu->dp.tp, TP_FLAG_PROFILE))
 		return;
 	head = READ_ONCE(call->perf_events);
 	if (!head)
@@ -301,14 +260,14 @@ static void trace_uprocess_hit(struct uprobe *up, struct pt_regs *regs)
 	void *args;
 
 	/* a defined but disabled event keeps its probe: nothing to do */
-	if (!trace_probe_is_enabled(&tu->tp))
+	if (!trace_probe_is_enabled(&tu->dp.tp))
 		return;
 
 	/* strings are cut to fit a page, as uprobe_events' are */
-	dsize = __get_data_size(&tu->tp, regs, NULL);
-	if (dsize > UPROCESS_MAX_SIZE - tu->tp.size)
-		dsize = UPROCESS_MAX_SIZE - tu->tp.size;
-	size = tu->tp.size + dsize;
+	dsize = __get_data_size(&tu->dp.tp, regs, NULL);
+	if (dsize > UPROCESS_MAX_SIZE - tu->dp.tp.size)
+		dsize = UPROCESS_MAX_SIZE - tu->dp.tp.size;
+	size = tu->dp.tp.size + dsize;
 	args = stack_buf;
 	if (size > sizeof(stack_buf)) {
 		args = kmalloc(size, GFP_KERNEL);
@@ -316,13 +275,13 @@ static void trace_uprocess_hit(struct uprobe *up, struct pt_regs *regs)
 			return;
 	}
 	memset(args, 0, size);
-	store_trace_args(args, &tu->tp, regs, NULL,
+	store_trace_args(args, &tu->dp.tp, regs, NULL,
 			 sizeof(struct kprobe_trace_entry_head), dsize);
 
-	if (trace_probe_test_flag(&tu->tp, TP_FLAG_TRACE)) {
+	if (trace_probe_test_flag(&tu->dp.tp, TP_FLAG_TRACE)) {
 		/* as a tracepoint's caller: the ring buffer expects it */
 		guard(preempt_notrace)();
-		trace_probe_for_each_link_rcu(link, &tu->tp)
+		trace_probe_for_each_link_rcu(link, &tu->dp.tp)
 			uprocess_trace_func(tu, link->file, args, size);
 	}
 #ifdef CONFIG_PERF_EVENTS
@@ -332,167 +291,19 @@ static void trace_uprocess_hit(struct uprobe *up, struct pt_regs *regs)
 		kfree(args);
 }
 
-/* ---- the event ----------------------------------------------------------- */
-
-static enum print_line_t
-print_uprocess_event(struct trace_iterator *iter, int flags,
-		     struct trace_event *event)
-{
-	struct kprobe_trace_entry_head *field;
-	struct trace_seq *s = &iter->seq;
-	struct trace_event_call *call;
-	struct trace_probe *tp;
-
-	field = (struct kprobe_trace_entry_head *)iter->ent;
-	call = container_of(event, struct trace_event_call, event);
-	tp = trace_probe_primary_from_call(call);
-	if (WARN_ON_ONCE(!tp))
-		goto out;
-
-	/* a user address: no kernel symbol to look up */
-	trace_seq_printf(s, "%s: (0x%lx)", trace_probe_name(tp), field->ip);
-	if (trace_probe_print_args(s, tp->args, tp->nr_args,
-				   (u8 *)&field[1], field) < 0)
-		goto out;
-	trace_seq_putc(s, '\n');
-out:
-	return trace_handle_return(s);
-}
-
-static int uprocess_event_define_fields(struct trace_event_call *event_call)
-{
-	struct kprobe_trace_entry_head field;
-	struct trace_probe *tp;
-	int ret;
-
-	tp = trace_probe_primary_from_call(event_call);
-	if (WARN_ON_ONCE(!tp))
-		return -ENOENT;
-
-	DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
-
-	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
-}
-
-static struct trace_event_functions uprocess_funcs = {
-	.trace = print_uprocess_event,
-};
-
-static struct trace_event_fields uprocess_fields_array[] = {
-	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = uprocess_event_define_fields },
-	{}
-};
-
-/* enable for a trace file, or for perf (file NULL); under event_mutex */
-static int enable_trace_uprocess(struct trace_event_call *call,
-				 struct trace_event_file *file)
-{
-	struct trace_probe *tp = trace_probe_primary_from_call(call);
-
-	if (WARN_ON_ONCE(!tp))
-		return -ENODEV;
-	if (file)
-		return trace_probe_add_file(tp, file);
-	trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-	return 0;
-}
-
-static int disable_trace_uprocess(struct trace_event_call *call,
-				  struct trace_event_file *file)
-{
-	struct trace_probe *tp = trace_probe_primary_from_call(call);
-
-	if (WARN_ON_ONCE(!tp))
-		return -ENODEV;
-	if (!file) {
-		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
-		return 0;
-	}
-	if (!trace_probe_get_file_link(tp, file))
-		return -ENOENT;
-	if (trace_probe_has_single_file(tp))
-		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
-	/* a hit still walking the links holds off the link's kfree_rcu() */
-	trace_probe_remove_file(tp, file);
-	return 0;
-}
-
-static int uprocess_register(struct trace_event_call *event,
-			     enum trace_reg type, void *data)
-{
-	struct trace_event_file *file = data;
-
-	switch (type) {
-	case TRACE_REG_REGISTER:
-		return enable_trace_uprocess(event, file);
-	case TRACE_REG_UNREGISTER:
-		return disable_trace_uprocess(event, file);
-#ifdef CONFIG_PERF_EVENTS
-	case TRACE_REG_PERF_REGISTER:
-		return enable_trace_uprocess(event, NULL);
-	case TRACE_REG_PERF_UNREGISTER:
-		return disable_trace_uprocess(event, NULL);
-	case TRACE_REG_PERF_OPEN:
-	case TRACE_REG_PERF_CLOSE:
-	case TRACE_REG_PERF_ADD:
-	case TRACE_REG_PERF_DEL:
-		return 0;
-#endif
-	}
-	return 0;
-}
-
 /* ---- definition and deletion --------------------------------------------- */
 
 static void free_trace_uprocess(struct trace_uprocess *tu)
 {
-	int i;
-
-	if (tu->orig_args)
-		for (i = 0; i < tu->nr_orig; i++)
-			kfree(tu->orig_args[i]);
-	kfree(tu->orig_args);
-	trace_probe_cleanup(&tu->tp);
-	kfree(tu->spec);
+	trace_dynprobe_cleanup(&tu->dp);
 	kfree(tu);
-}
-
-static struct trace_uprocess *find_trace_uprocess(const char *event,
-						  const char *group)
-{
-	struct trace_uprocess *tu;
-	struct dyn_event *pos;
-
-	for_each_dyn_event(pos) {
-		if (!is_trace_uprocess(pos))
-			continue;
-		tu = to_trace_uprocess(pos);
-		if (!strcmp(trace_probe_name(&tu->tp), event) &&
-		    !strcmp(trace_probe_group_name(&tu->tp), group))
-			return tu;
-	}
-	return NULL;
-}
-
-/* event_mutex held; 0 or -EBUSY */
-static int unregister_trace_uprocess(struct trace_uprocess *tu)
-{
-	if (trace_probe_is_enabled(&tu->tp))
-		return -EBUSY;
-	if (trace_event_dyn_busy(trace_probe_event_call(&tu->tp)))
-		return -EBUSY;
-	if (trace_probe_unregister_event_call(&tu->tp))
-		return -EBUSY;
-	dyn_event_remove(&tu->devent);
-	trace_probe_unlink(&tu->tp);
-	return 0;
 }
 
 static int trace_uprocess_release(struct dyn_event *ev)
 {
-	struct trace_uprocess *tu = to_trace_uprocess(ev);
-	int ret = unregister_trace_uprocess(tu);
+	struct trace_uprocess *tu = container_of(ev, struct trace_uprocess,
+						 dp.devent);
+	int ret = trace_dynprobe_unregister(&tu->dp);
 
 	if (ret)
 		return ret;
@@ -539,38 +350,10 @@ static bool uprocess_arg_has_foffs(struct probe_arg *parg)
 	return false;
 }
 
-static int register_trace_uprocess(struct trace_uprocess *tu)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tu->tp);
-	int ret;
-
-	guard(mutex)(&event_mutex);
-	if (find_trace_uprocess(trace_probe_name(&tu->tp),
-				trace_probe_group_name(&tu->tp))) {
-		trace_probe_log_set_index(0);
-		trace_probe_log_err(0, EVENT_EXIST);
-		return -EEXIST;
-	}
-	call->event.funcs = &uprocess_funcs;
-	call->class->fields_array = uprocess_fields_array;
-	call->class->reg = uprocess_register;
-	ret = trace_probe_register_event_call(&tu->tp);
-	if (ret) {
-		if (ret == -EEXIST) {
-			trace_probe_log_set_index(0);
-			trace_probe_log_err(0, EVENT_EXIST);
-		}
-		return ret;
-	}
-	dyn_event_add(&tu->devent, call);
-	return 0;
-}
-
 static int __trace_uprocess_create(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_USER };
-	const char *event = NULL, *group = UPROCESS_EVENT_SYSTEM;
-	char gbuf[MAX_EVENT_NAME_LEN], buf[MAX_EVENT_NAME_LEN];
+	char buf[MAX_EVENT_NAME_LEN];
 	struct trace_uprocess *tu;
 	int i, ret, nargs;
 
@@ -587,60 +370,39 @@ static int __trace_uprocess_create(int argc, const char *argv[])
 		goto out_log;
 	}
 
-	tu = kzalloc(struct_size(tu, tp.args, nargs), GFP_KERNEL);
+	tu = kzalloc(struct_size(tu, dp.tp.args, nargs), GFP_KERNEL);
 	if (!tu) {
 		ret = -ENOMEM;
 		goto out_log;
 	}
-	dyn_event_init(&tu->devent, &trace_uprocess_ops);
-	tu->spec = kstrdup(argv[1], GFP_KERNEL);
-	tu->orig_args = kcalloc(max(nargs, 1), sizeof(char *), GFP_KERNEL);
-	tu->nr_orig = nargs;
-	if (!tu->spec || !tu->orig_args) {
-		ret = -ENOMEM;
+	ret = trace_dynprobe_init(&tu->dp, &trace_uprocess_ops, 'P', false,
+				  argv[1], nargs);
+	if (ret)
 		goto out_free;
-	}
 
 	trace_probe_log_set_index(1);
 	ret = parse_uprocess_spec(tu, argv[1]);
 	if (ret)
 		goto out_free;
 
-	trace_probe_log_set_index(0);
-	if (argv[0][1] == ':') {
-		event = &argv[0][2];
-		ret = traceprobe_parse_event_name(&event, &group, gbuf,
-						  event - argv[0]);
-		if (ret)
-			goto out_free;
-	}
-	if (!event) {
-		snprintf(buf, sizeof(buf), "p_%d_0x%lx", tu->up.pid,
-			 tu->up.vaddr);
-		event = buf;
-	}
-	ret = trace_probe_init(&tu->tp, event, group, true, nargs);
+	snprintf(buf, sizeof(buf), "p_%d_0x%lx", tu->up.pid, tu->up.vaddr);
+	ret = trace_dynprobe_init_tp(&tu->dp, argv[0], UPROCESS_EVENT_SYSTEM,
+				     buf, nargs);
 	if (ret)
 		goto out_free;
 
 	for (i = 0; i < nargs; i++) {
-		trace_probe_log_set_index(i + 2);
-		tu->orig_args[i] = kstrdup(argv[i + 2], GFP_KERNEL);
-		if (!tu->orig_args[i]) {
-			ret = -ENOMEM;
-			goto out_free;
-		}
-		ctx.offset = 0;
-		ret = traceprobe_parse_probe_arg(&tu->tp, i, argv[i + 2], &ctx);
+		ret = trace_dynprobe_parse_arg(&tu->dp, i, argv[i + 2], NULL,
+					       &ctx);
 		if (ret)
 			goto out_free;
-		if (uprocess_arg_has_foffs(&tu->tp.args[i])) {
+		if (uprocess_arg_has_foffs(&tu->dp.tp.args[i])) {
 			trace_probe_log_err(0, BAD_FILE_OFFS);
 			ret = -EINVAL;
 			goto out_free;
 		}
 	}
-	ret = traceprobe_set_print_fmt(&tu->tp, PROBE_PRINT_NORMAL);
+	ret = traceprobe_set_print_fmt(&tu->dp.tp, PROBE_PRINT_NORMAL);
 	if (ret < 0)
 		goto out_free;
 
@@ -652,7 +414,7 @@ static int __trace_uprocess_create(int argc, const char *argv[])
 		trace_probe_log_err(0, FAIL_REG_PROBE);
 		goto out_free;
 	}
-	ret = register_trace_uprocess(tu);
+	ret = trace_dynprobe_register(&tu->dp);
 	if (ret) {
 		unregister_uprobe(&tu->up);
 		goto out_free;
@@ -672,19 +434,6 @@ out_log:
 static int trace_uprocess_create(const char *raw_command)
 {
 	return trace_probe_create(raw_command, __trace_uprocess_create);
-}
-
-static int trace_uprocess_show(struct seq_file *m, struct dyn_event *ev)
-{
-	struct trace_uprocess *tu = to_trace_uprocess(ev);
-	int i;
-
-	seq_printf(m, "P:%s/%s %s", trace_probe_group_name(&tu->tp),
-		   trace_probe_name(&tu->tp), tu->spec);
-	for (i = 0; i < tu->nr_orig; i++)
-		seq_printf(m, " %s", tu->orig_args[i]);
-	seq_putc(m, '\n');
-	return 0;
 }
 
 static __init int init_uprocess_trace(void)

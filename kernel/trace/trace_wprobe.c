@@ -20,6 +20,9 @@
  * the hits, misses and yields of each.  Each event has the usual enable,
  * filter, trigger and format files, and perf can record it.
  *
+ * The event's record, enabling and dynamic_events entry are
+ * trace_dynprobe.c's; this file has the watchpoint's side.
+ *
  * Lifetime and locks.  Defining an event registers its wprobe, so a
  * missing debug register (-ENOSPC) or a bad address shows when it is
  * defined; the register stays reserved until the event is deleted, and
@@ -41,49 +44,36 @@
 #include <linux/workqueue.h>
 #include <linux/uaccess.h>
 
-#include "trace_dynevent.h"
-#include "trace_probe.h"
+#include "trace_dynprobe.h"
 #include "trace_probe_kernel.h"
 #include "trace_probe_tmpl.h"
 
 #define WPROBE_EVENT_SYSTEM	"wprobes"
 
 static int trace_wprobe_create(const char *raw_command);
-static int trace_wprobe_show(struct seq_file *m, struct dyn_event *ev);
 static int trace_wprobe_release(struct dyn_event *ev);
-static bool trace_wprobe_is_busy(struct dyn_event *ev);
-static bool trace_wprobe_match(const char *system, const char *event,
-			       int argc, const char **argv,
-			       struct dyn_event *ev);
 
 static struct dyn_event_operations trace_wprobe_ops = {
 	.create = trace_wprobe_create,
-	.show = trace_wprobe_show,
-	.is_busy = trace_wprobe_is_busy,
+	.show = trace_dynprobe_show,
+	.is_busy = trace_dynprobe_is_busy,
 	.free = trace_wprobe_release,
-	.match = trace_wprobe_match,
+	.match = trace_dynprobe_match,
 };
 
 /**
  * struct trace_wprobe - a "w:" event
- * @devent: its dynamic_events entry
  * @wp: the watchpoint probe
  * @nhit: hits per CPU while the event was enabled
- * @spec: the watched location as written ("w@jiffies:8")
- * @orig_args: the fetch-args as written, $value included
- * @nr_orig: how many
  * @free_work: the deferred unregistration and free
- * @tp: the trace_probe (event call, fetch-args); last: variable size
+ * @dp: the event (its place as written, "w@jiffies:8", and its
+ *	fetch-args, $value as written); last: variable size
  */
 struct trace_wprobe {
-	struct dyn_event devent;
 	struct wprobe wp;
 	unsigned long __percpu *nhit;
-	char *spec;
-	char **orig_args;
-	int nr_orig;
 	struct work_struct free_work;
-	struct trace_probe tp;
+	struct trace_dynprobe dp;
 };
 
 static struct workqueue_struct *trace_wprobe_wq;
@@ -95,28 +85,7 @@ static bool is_trace_wprobe(struct dyn_event *ev)
 
 static struct trace_wprobe *to_trace_wprobe(struct dyn_event *ev)
 {
-	return container_of(ev, struct trace_wprobe, devent);
-}
-
-static bool trace_wprobe_is_busy(struct dyn_event *ev)
-{
-	return trace_probe_is_enabled(&to_trace_wprobe(ev)->tp);
-}
-
-static bool trace_wprobe_match(const char *system, const char *event,
-			       int argc, const char **argv,
-			       struct dyn_event *ev)
-{
-	struct trace_wprobe *tw = to_trace_wprobe(ev);
-
-	if (event[0] != '\0' && strcmp(trace_probe_name(&tw->tp), event))
-		return false;
-	if (system && strcmp(trace_probe_group_name(&tw->tp), system))
-		return false;
-	if (argc && strcmp(argv[0], tw->spec))
-		return false;
-	return !argc || trace_probe_match_command_args(&tw->tp, argc - 1,
-						       argv + 1);
+	return container_of(ev, struct trace_wprobe, dp.devent);
 }
 
 static unsigned long trace_wprobe_nhit(struct trace_wprobe *tw)
@@ -170,7 +139,7 @@ static nokprobe_inline void
 __wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs,
 		    struct trace_event_file *trace_file)
 {
-	struct trace_event_call *call = trace_probe_event_call(&tw->tp);
+	struct trace_event_call *call = trace_probe_event_call(&tw->dp.tp);
 	struct kprobe_trace_entry_head *entry;
 	struct trace_event_buffer fbuffer;
 	int dsize;
@@ -180,9 +149,9 @@ __wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs,
 	if (trace_trigger_soft_disabled(trace_file))
 		return;
 
-	dsize = __get_data_size(&tw->tp, regs, NULL);
+	dsize = __get_data_size(&tw->dp.tp, regs, NULL);
 	entry = trace_event_buffer_reserve(&fbuffer, trace_file,
-					   sizeof(*entry) + tw->tp.size + dsize);
+					   sizeof(*entry) + tw->dp.tp.size + dsize);
 	if (!entry)
 		return;
 
@@ -190,7 +159,7 @@ __wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs,
 	entry = ring_buffer_event_data(fbuffer.event);
 	fbuffer.entry = entry;
 	entry->ip = instruction_pointer(regs);
-	store_trace_args(&entry[1], &tw->tp, regs, NULL, sizeof(*entry), dsize);
+	store_trace_args(&entry[1], &tw->dp.tp, regs, NULL, sizeof(*entry), dsize);
 	trace_event_buffer_commit(&fbuffer);
 }
 
@@ -198,7 +167,7 @@ static void wprobe_trace_func(struct trace_wprobe *tw, struct pt_regs *regs)
 {
 	struct event_file_link *link;
 
-	trace_probe_for_each_link_rcu(link, &tw->tp)
+	trace_probe_for_each_link_rcu(link, &tw->dp.tp)
 		__wprobe_trace_func(tw, regs, link->file);
 }
 
@@ -207,7 +176,7 @@ NOKPROBE_SYMBOL(wprobe_trace_func);
 #ifdef CONFIG_PERF_EVENTS
 static void wprobe_perf_func(struct trace_wprobe *tw, struct pt_regs *regs)
 {
-	struct trace_event_call *call = trace_probe_event_call(&tw->tp);
+	struct trace_event_call *call = trace_probe_event_call(&tw->dp.tp);
 	struct kprobe_trace_entry_head *entry;
 	struct hlist_head *head;
 	int size, __size, dsize;
@@ -217,8 +186,8 @@ static void wprobe_perf_func(struct trace_wprobe *tw, struct pt_regs *regs)
 	if (hlist_empty(head))
 		return;
 
-	dsize = __get_data_size(&tw->tp, regs, NULL);
-	__size = sizeof(*entry) + tw->tp.size + dsize;
+	dsize = __get_data_size(&tw->dp.tp, regs, NULL);
+	__size = sizeof(*entry) + tw->dp.tp.size + dsize;
 	size = ALIGN(__size + sizeof(u32), sizeof(u64));
 	size -= sizeof(u32);
 
@@ -228,7 +197,7 @@ static void wprobe_perf_func(struct trace_wprobe *tw, struct pt_regs *regs)
 
 	entry->ip = instruction_pointer(regs);
 	memset(&entry[1], 0, dsize);
-	store_trace_args(&entry[1], &tw->tp, regs, NULL, sizeof(*entry), dsize);
+	store_trace_args(&entry[1], &tw->dp.tp, regs, NULL, sizeof(*entry), dsize);
 	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, regs,
 			      head, NULL);
 }
@@ -242,148 +211,28 @@ static void trace_wprobe_hit(struct wprobe *wp, struct pt_regs *regs)
 	struct trace_wprobe *tw = container_of(wp, struct trace_wprobe, wp);
 
 	/* a defined but disabled event keeps its register: nothing to do */
-	if (!trace_probe_is_enabled(&tw->tp))
+	if (!trace_probe_is_enabled(&tw->dp.tp))
 		return;
 	raw_cpu_inc(*tw->nhit);
-	if (trace_probe_test_flag(&tw->tp, TP_FLAG_TRACE))
+	if (trace_probe_test_flag(&tw->dp.tp, TP_FLAG_TRACE))
 		wprobe_trace_func(tw, regs);
 #ifdef CONFIG_PERF_EVENTS
-	if (trace_probe_test_flag(&tw->tp, TP_FLAG_PROFILE))
+	if (trace_probe_test_flag(&tw->dp.tp, TP_FLAG_PROFILE))
 		wprobe_perf_func(tw, regs);
 #endif
 }
 
 NOKPROBE_SYMBOL(trace_wprobe_hit);
 
-/* ---- the event ----------------------------------------------------------- */
-
-static enum print_line_t
-print_wprobe_event(struct trace_iterator *iter, int flags,
-		   struct trace_event *event)
-{
-	struct kprobe_trace_entry_head *field;
-	struct trace_seq *s = &iter->seq;
-	struct trace_event_call *call;
-	struct trace_probe *tp;
-
-	field = (struct kprobe_trace_entry_head *)iter->ent;
-	call = container_of(event, struct trace_event_call, event);
-	tp = trace_probe_primary_from_call(call);
-	if (WARN_ON_ONCE(!tp))
-		goto out;
-
-	trace_seq_printf(s, "%s: (", trace_probe_name(tp));
-	if (!seq_print_ip_sym(s, field->ip, flags | TRACE_ITER_SYM_OFFSET))
-		goto out;
-	trace_seq_putc(s, ')');
-	if (trace_probe_print_args(s, tp->args, tp->nr_args,
-				   (u8 *)&field[1], field) < 0)
-		goto out;
-	trace_seq_putc(s, '\n');
-out:
-	return trace_handle_return(s);
-}
-
-static int wprobe_event_define_fields(struct trace_event_call *event_call)
-{
-	struct kprobe_trace_entry_head field;
-	struct trace_probe *tp;
-	int ret;
-
-	tp = trace_probe_primary_from_call(event_call);
-	if (WARN_ON_ONCE(!tp))
-		return -ENOENT;
-
-	DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
-
-	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
-}
-
-static struct trace_event_functions wprobe_funcs = {
-	.trace = print_wprobe_event,
-};
-
-static struct trace_event_fields wprobe_fields_array[] = {
-	{ .type = TRACE_FUNCTION_TYPE,
-	  .define_fields = wprobe_event_define_fields },
-	{}
-};
-
-/* enable for a trace file, or for perf (file NULL); under event_mutex */
-static int enable_trace_wprobe(struct trace_event_call *call,
-			       struct trace_event_file *file)
-{
-	struct trace_probe *tp = trace_probe_primary_from_call(call);
-
-	if (WARN_ON_ONCE(!tp))
-		return -ENODEV;
-	if (file)
-		return trace_probe_add_file(tp, file);
-	trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-	return 0;
-}
-
-static int disable_trace_wprobe(struct trace_event_call *call,
-				struct trace_event_file *file)
-{
-	struct trace_probe *tp = trace_probe_primary_from_call(call);
-
-	if (WARN_ON_ONCE(!tp))
-		return -ENODEV;
-	if (!file) {
-		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
-		return 0;
-	}
-	if (!trace_probe_get_file_link(tp, file))
-		return -ENOENT;
-	if (trace_probe_has_single_file(tp))
-		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
-	/* waits for hits still using the file (tracepoint_synchronize) */
-	trace_probe_remove_file(tp, file);
-	return 0;
-}
-
-static int wprobe_register(struct trace_event_call *event,
-			   enum trace_reg type, void *data)
-{
-	struct trace_event_file *file = data;
-
-	switch (type) {
-	case TRACE_REG_REGISTER:
-		return enable_trace_wprobe(event, file);
-	case TRACE_REG_UNREGISTER:
-		return disable_trace_wprobe(event, file);
-#ifdef CONFIG_PERF_EVENTS
-	case TRACE_REG_PERF_REGISTER:
-		return enable_trace_wprobe(event, NULL);
-	case TRACE_REG_PERF_UNREGISTER:
-		return disable_trace_wprobe(event, NULL);
-	case TRACE_REG_PERF_OPEN:
-	case TRACE_REG_PERF_CLOSE:
-	case TRACE_REG_PERF_ADD:
-	case TRACE_REG_PERF_DEL:
-		return 0;
-#endif
-	}
-	return 0;
-}
-
 /* ---- definition and deletion --------------------------------------------- */
 
 static void free_trace_wprobe(struct trace_wprobe *tw)
 {
-	int i;
-
 	if (!tw)
 		return;
-	if (tw->orig_args)
-		for (i = 0; i < tw->nr_orig; i++)
-			kfree(tw->orig_args[i]);
-	kfree(tw->orig_args);
-	trace_probe_cleanup(&tw->tp);
+	trace_dynprobe_cleanup(&tw->dp);
 	free_percpu(tw->nhit);
 	kfree(tw->wp.symbol_name);
-	kfree(tw->spec);
 	kfree(tw);
 }
 
@@ -397,41 +246,10 @@ static void trace_wprobe_free_fn(struct work_struct *work)
 	free_trace_wprobe(tw);
 }
 
-static struct trace_wprobe *find_trace_wprobe(const char *event,
-					      const char *group)
-{
-	struct trace_wprobe *tw;
-	struct dyn_event *pos;
-
-	for_each_dyn_event(pos) {
-		if (!is_trace_wprobe(pos))
-			continue;
-		tw = to_trace_wprobe(pos);
-		if (!strcmp(trace_probe_name(&tw->tp), event) &&
-		    !strcmp(trace_probe_group_name(&tw->tp), group))
-			return tw;
-	}
-	return NULL;
-}
-
-/* event_mutex held; 0 or -EBUSY */
-static int unregister_trace_wprobe(struct trace_wprobe *tw)
-{
-	if (trace_probe_is_enabled(&tw->tp))
-		return -EBUSY;
-	if (trace_event_dyn_busy(trace_probe_event_call(&tw->tp)))
-		return -EBUSY;
-	if (trace_probe_unregister_event_call(&tw->tp))
-		return -EBUSY;
-	dyn_event_remove(&tw->devent);
-	trace_probe_unlink(&tw->tp);
-	return 0;
-}
-
 static int trace_wprobe_release(struct dyn_event *ev)
 {
 	struct trace_wprobe *tw = to_trace_wprobe(ev);
-	int ret = unregister_trace_wprobe(tw);
+	int ret = trace_dynprobe_unregister(&tw->dp);
 
 	if (!ret)
 		queue_work(trace_wprobe_wq, &tw->free_work);
@@ -554,39 +372,10 @@ static char *expand_value_arg(struct trace_wprobe *tw, const char *arg)
 			 (unsigned long)tw->wp.addr, tw->wp.len * 8);
 }
 
-static int register_trace_wprobe(struct trace_wprobe *tw)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tw->tp);
-	int ret;
-
-	guard(mutex)(&event_mutex);
-	if (find_trace_wprobe(trace_probe_name(&tw->tp),
-			      trace_probe_group_name(&tw->tp))) {
-		trace_probe_log_set_index(0);
-		trace_probe_log_err(0, EVENT_EXIST);
-		return -EEXIST;
-	}
-	call->event.funcs = &wprobe_funcs;
-	call->class->fields_array = wprobe_fields_array;
-	call->class->reg = wprobe_register;
-	ret = trace_probe_register_event_call(&tw->tp);
-	if (ret) {
-		if (ret == -EEXIST) {
-			trace_probe_log_set_index(0);
-			trace_probe_log_err(0, EVENT_EXIST);
-		}
-		return ret;
-	}
-	dyn_event_add(&tw->devent, call);
-	return 0;
-}
-
 static int __trace_wprobe_create(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL };
-	const char *event = NULL, *group = WPROBE_EVENT_SYSTEM;
-	char gbuf[MAX_EVENT_NAME_LEN], buf[MAX_EVENT_NAME_LEN];
-	char sym[KSYM_NAME_LEN];
+	char buf[MAX_EVENT_NAME_LEN], sym[KSYM_NAME_LEN];
 	struct trace_wprobe *tw;
 	int i, ret, nargs;
 	char *arg;
@@ -607,51 +396,38 @@ static int __trace_wprobe_create(int argc, const char *argv[])
 	/* the register a deleted event held is free again (see the top) */
 	flush_workqueue(trace_wprobe_wq);
 
-	tw = kzalloc(struct_size(tw, tp.args, nargs), GFP_KERNEL);
+	tw = kzalloc(struct_size(tw, dp.tp.args, nargs), GFP_KERNEL);
 	if (!tw) {
 		ret = -ENOMEM;
 		goto out_log;
 	}
 	INIT_WORK(&tw->free_work, trace_wprobe_free_fn);
-	dyn_event_init(&tw->devent, &trace_wprobe_ops);
 	tw->nhit = alloc_percpu(unsigned long);
-	tw->spec = kstrdup(argv[1], GFP_KERNEL);
-	tw->orig_args = kcalloc(max(nargs, 1), sizeof(char *), GFP_KERNEL);
-	tw->nr_orig = nargs;
-	if (!tw->nhit || !tw->spec || !tw->orig_args) {
+	ret = trace_dynprobe_init(&tw->dp, &trace_wprobe_ops, 'w', true,
+				  argv[1], nargs);
+	if (!ret && !tw->nhit)
 		ret = -ENOMEM;
+	if (ret)
 		goto out_free;
-	}
 
 	trace_probe_log_set_index(1);
 	ret = parse_wprobe_spec(tw, argv[1], sym, sizeof(sym));
 	if (ret)
 		goto out_free;
 
-	trace_probe_log_set_index(0);
-	if (argv[0][1] == ':') {
-		event = &argv[0][2];
-		ret = traceprobe_parse_event_name(&event, &group, gbuf,
-						  event - argv[0]);
-		if (ret)
-			goto out_free;
-	}
-	if (!event) {
-		/*
-		 * An event name has MAX_EVENT_NAME_LEN bytes: keep 48 of the
-		 * symbol so that "w_", "_" and a 32-bit offset still fit.
-		 */
-		if (sym[0] && tw->wp.offset)
-			snprintf(buf, sizeof(buf), "w_%.48s_%u", sym, tw->wp.offset);
-		else if (sym[0])
-			snprintf(buf, sizeof(buf), "w_%.48s", sym);
-		else
-			snprintf(buf, sizeof(buf), "w_0x%lx",
-				 (unsigned long)tw->wp.addr);
-		sanitize_event_name(buf);
-		event = buf;
-	}
-	ret = trace_probe_init(&tw->tp, event, group, true, nargs);
+	/*
+	 * An event name has MAX_EVENT_NAME_LEN bytes: keep 48 of the symbol
+	 * so that "w_", "_" and a 32-bit offset still fit.
+	 */
+	if (sym[0] && tw->wp.offset)
+		snprintf(buf, sizeof(buf), "w_%.48s_%u", sym, tw->wp.offset);
+	else if (sym[0])
+		snprintf(buf, sizeof(buf), "w_%.48s", sym);
+	else
+		snprintf(buf, sizeof(buf), "w_0x%lx", (unsigned long)tw->wp.addr);
+	sanitize_event_name(buf);
+	ret = trace_dynprobe_init_tp(&tw->dp, argv[0], WPROBE_EVENT_SYSTEM, buf,
+				     nargs);
 	if (ret)
 		goto out_free;
 
@@ -675,30 +451,23 @@ static int __trace_wprobe_create(int argc, const char *argv[])
 
 	for (i = 0; i < nargs; i++) {
 		trace_probe_log_set_index(i + 2);
-		tw->orig_args[i] = kstrdup(argv[i + 2], GFP_KERNEL);
 		arg = expand_value_arg(tw, argv[i + 2]);
 		if (IS_ERR(arg)) {
 			trace_probe_log_err(0, BAD_VAR);
 			ret = PTR_ERR(arg);
 			goto out_unreg;
 		}
-		if (!tw->orig_args[i]) {
-			kfree(arg);
-			ret = -ENOMEM;
-			goto out_unreg;
-		}
-		ctx.offset = 0;
-		ret = traceprobe_parse_probe_arg(&tw->tp, i,
-						 arg ? arg : argv[i + 2], &ctx);
+		ret = trace_dynprobe_parse_arg(&tw->dp, i, argv[i + 2], arg,
+					       &ctx);
 		kfree(arg);
 		if (ret)
 			goto out_unreg;
 	}
 
-	ret = traceprobe_set_print_fmt(&tw->tp, PROBE_PRINT_NORMAL);
+	ret = traceprobe_set_print_fmt(&tw->dp.tp, PROBE_PRINT_NORMAL);
 	if (ret < 0)
 		goto out_unreg;
-	ret = register_trace_wprobe(tw);
+	ret = trace_dynprobe_register(&tw->dp);
 	if (ret)
 		goto out_unreg;
 	traceprobe_finish_parse(&ctx);
@@ -720,19 +489,6 @@ static int trace_wprobe_create(const char *raw_command)
 	return trace_probe_create(raw_command, __trace_wprobe_create);
 }
 
-static int trace_wprobe_show(struct seq_file *m, struct dyn_event *ev)
-{
-	struct trace_wprobe *tw = to_trace_wprobe(ev);
-	int i;
-
-	seq_printf(m, "w:%s/%s %s", trace_probe_group_name(&tw->tp),
-		   trace_probe_name(&tw->tp), tw->spec);
-	for (i = 0; i < tw->nr_orig; i++)
-		seq_printf(m, " %s", tw->orig_args[i]);
-	seq_putc(m, '\n');
-	return 0;
-}
-
 /* ---- wprobe_events and wprobe_profile -------------------------------------- */
 
 static int create_or_delete_trace_wprobe(const char *raw_command)
@@ -749,7 +505,7 @@ static int probes_seq_show(struct seq_file *m, void *v)
 {
 	struct dyn_event *ev = v;
 
-	return is_trace_wprobe(ev) ? trace_wprobe_show(m, ev) : 0;
+	return is_trace_wprobe(ev) ? trace_dynprobe_show(m, ev) : 0;
 }
 
 static const struct seq_operations probes_seq_op = {
@@ -799,7 +555,7 @@ static int profile_seq_show(struct seq_file *m, void *v)
 	if (!is_trace_wprobe(ev))
 		return 0;
 	tw = to_trace_wprobe(ev);
-	seq_printf(m, "  %-44s %15lu %15lu %15lu\n", trace_probe_name(&tw->tp),
+	seq_printf(m, "  %-44s %15lu %15lu %15lu\n", trace_probe_name(&tw->dp.tp),
 		   trace_wprobe_nhit(tw), READ_ONCE(tw->wp.nmissed),
 		   READ_ONCE(tw->wp.nyielded));
 	return 0;
