@@ -39,8 +39,6 @@ static inline void kprobe_batch_init(struct kprobe_batch *b)
 /* kprobes_slots.c: both sleep, without kprobe_mutex */
 void kprobe_sync_tasks(void);
 void kprobe_free_sites_later(struct list_head *sites);
-/* declared by rcupdate.h only with it; kprobe_sync_tasks() asks IS_ENABLED() */
-void synchronize_rcu_tasks_rude(void);
 
 /* kprobes.c */
 void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */

@@ -19,11 +19,10 @@
  *                      rest of the region comes back with the batch
  *
  * The optimizer is a delayed work item, so that a batch of registrations
- * is optimized together: one wait for every task (synchronize_rcu_tasks(),
- * which also waits for tasks preempted inside a region on a PREEMPT
- * kernel; a plain grace period where tasks cannot be preempted) and one
- * text_poke_bp batch for all queued sites.  A probe hit before that still
- * works: it is an int3.
+ * is optimized together: one wait for every task to leave the regions
+ * (kprobe_sync_tasks(), which also waits for tasks preempted inside one
+ * on a PREEMPT kernel) and one text_poke_bp batch for all queued sites.
+ * A probe hit before that still works: it is an int3.
  *
  * Unoptimizing is synchronous, before anything that needs the int3: a
  * post_handler or jprobe joining the site, the site disarmed (disabled,

@@ -37,6 +37,7 @@
 #include <linux/mutex.h>
 #include <linux/memory.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate_wait.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
@@ -264,6 +265,9 @@ static void kprobe_free_sites(struct list_head *sites)
 static void kprobe_sync_tasks_fn(struct work_struct *unused)
 {
 }
+
+/* declared by rcupdate.h only with it; kprobe_sync_tasks() asks IS_ENABLED() */
+void synchronize_rcu_tasks_rude(void);
 
 /*
  * Wait until no task is in code kprobes is about to overwrite or free (a

@@ -7,7 +7,7 @@
  *
  * A site is keyed by (mm, address), not (inode, offset), and its int3 is
  * written into that mm alone, with ptrace's copy-on-write; never into a
- * shared mapping (write_byte()), whose other users would read it.
+ * shared mapping (swap_byte()), whose other users would read it.
  *
  * A hit: handle_swbp() asks uprobe_mem_swbp() first, under its tasks
  * trace RCU read side; the site is found in a hash table without
@@ -159,12 +159,16 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 /* ---- the engine binding's calls ----------------------------------- */
 
 /*
- * Writes one byte of @mm's code, with ptrace's copy-on-write, and only
- * where the mapping is private: the mapping checked at registration may
- * have been replaced since, and an int3 in a shared one would reach the
- * file and every other process mapping it.
+ * Changes one byte of @mm's code from @old to @new, with ptrace's
+ * copy-on-write, and only where the mapping is private: the mapping
+ * checked at registration may have been replaced since, and an int3 in a
+ * shared one would reach the file and every other process mapping it.
+ * The byte is compared and written at once (the page the program writes
+ * its code to is the one changed here), so code the program writes
+ * meanwhile (a JIT) is never overwritten with a stale byte.  Returns 0,
+ * -EAGAIN if the byte was not @old, or -EFAULT or -EINTR.
  */
-static int write_byte(struct mm_struct *mm, unsigned long vaddr, u8 b)
+static int swap_byte(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
 {
 	struct vm_area_struct *vma;
 	struct page *page;
@@ -178,14 +182,26 @@ static int write_byte(struct mm_struct *mm, unsigned long vaddr, u8 b)
 	    get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE | FOLL_WRITE,
 				  &page, NULL) == 1) {
 		kaddr = kmap_local_page(page);
-		*(u8 *)(kaddr + offset_in_page(vaddr)) = b;
+		ret = try_cmpxchg((u8 *)kaddr + offset_in_page(vaddr), &old,
+				  new) ? 0 : -EAGAIN;
 		kunmap_local(kaddr);
-		set_page_dirty_lock(page);
+		if (!ret)
+			set_page_dirty_lock(page);
 		put_page(page);
-		ret = 0;
 	}
 	mmap_read_unlock(mm);
 	return ret;
+}
+
+/*
+ * Our int3 at @vaddr goes, @orig back in its place; an int3 the program
+ * has overwritten meanwhile was not ours any more: 0 as well.
+ */
+static int restore_byte(struct mm_struct *mm, unsigned long vaddr, u8 orig)
+{
+	int ret = swap_byte(mm, vaddr, UPROBE_SWBP_INSN, orig);
+
+	return ret == -EAGAIN ? 0 : ret;
 }
 
 /*
@@ -214,8 +230,10 @@ static bool int3_is_ours(struct mm_struct *mm, unsigned long vaddr,
  *
  * Return: 0 once the int3 is in @mm; -EOPNOTSUPP for a 32-bit process or
  * an instruction this engine cannot run; -EBUSY for a breakpoint already
- * there; -EFAULT, -ENOMEM; on error nothing is changed (a slot made for
- * the instruction stays for a later try).
+ * there; -EAGAIN if the program changed the instruction's first byte
+ * while it was being read and the int3 written; -EFAULT, -ENOMEM; on
+ * error nothing is changed (a slot made for the instruction stays for a
+ * later try).
  */
 int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 		      struct file *file, loff_t offset)
@@ -254,7 +272,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 	mmap_write_unlock(mm);
 
-	ret = write_byte(mm, s->vaddr, UPROBE_SWBP_INSN);
+	ret = swap_byte(mm, s->vaddr, mi->insn[0], UPROBE_SWBP_INSN);
 	if (!ret)
 		return 0;
 	spin_lock(&uprobe_mem_lock);
@@ -286,7 +304,7 @@ void uprobe_mem_detach(struct uprobe_point *pp)
 	if (!test_bit(UPROBE_MEM_DEAD, &s->flags) && mmget_not_zero(s->mm)) {
 		if (int3_is_ours(s->mm, s->vaddr, mi->insn, mi->len,
 				 test_bit(UPROBE_MEM_LOST, &s->flags)))
-			write_byte(s->mm, s->vaddr, mi->insn[0]);
+			restore_byte(s->mm, s->vaddr, mi->insn[0]);
 		mmput(s->mm);
 	}
 	/* after the byte: a trap that finds no site sees it back */
@@ -342,7 +360,7 @@ void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp)
 static int site_lose(struct uprobe_mem_site *s)
 {
 	set_bit(UPROBE_MEM_LOST, &s->flags);
-	return write_byte(current->mm, s->vaddr, s->mi->insn[0]);
+	return restore_byte(current->mm, s->vaddr, s->mi->insn[0]);
 }
 
 /*
@@ -391,7 +409,7 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 	if (!vma || (vma->vm_file && !(vma->vm_flags & VM_WRITE)))
 		found = NULL;		/* the inode engine's kind of memory */
 	mmap_read_unlock(current->mm);
-	if (!found || write_byte(current->mm, bp_vaddr, found->mi->insn[0]))
+	if (!found || restore_byte(current->mm, bp_vaddr, found->mi->insn[0]))
 		return false;
 	instruction_pointer_set(regs, bp_vaddr);
 	return true;
@@ -592,7 +610,8 @@ static void strip_work(struct callback_head *head)
 	for (i = 0; i < st->nr; i++) {
 		if (int3_is_ours(current->mm, st->e[i].vaddr, st->e[i].insn,
 				 st->e[i].len, st->e[i].lost))
-			write_byte(current->mm, st->e[i].vaddr, st->e[i].insn[0]);
+			restore_byte(current->mm, st->e[i].vaddr,
+				     st->e[i].insn[0]);
 	}
 	kfree(st);
 }

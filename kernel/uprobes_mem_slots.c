@@ -14,7 +14,7 @@
  * reused; a process has at most UPROBE_MEM_AREAS pages of them.  The pages
  * go with the mm (uprobe_mem_slots_exit()), or when the program unmaps one
  * (its sites are then lost).  A signal never shows an ip in a slot
- * (uprobe_mem_signal()).
+ * (uprobe_mem_signal()), nor a trap an si_addr (uprobe_mem_trap_addr()).
  *
  * Locks: uprobe_mem_lock guards the list of pages (taken under mmap_lock
  * by the fault and close handlers); uprobe_mem_slot_get() is called under
@@ -286,6 +286,36 @@ out:
 	return slot;
 }
 
+/*
+ * The probed instruction whose slot holds @ip in current's memory: its
+ * address, and in *@off and *@len where in the slot @ip is and the
+ * instruction's length; 0 if @ip is in no slot.
+ */
+static unsigned long slot_owner(unsigned long ip, unsigned long *off,
+				unsigned int *len)
+{
+	struct uprobe_mem_area *a;
+	unsigned long i, vaddr = 0;
+
+	if (list_empty(&uprobe_mem_areas))
+		return 0;
+	spin_lock(&uprobe_mem_lock);
+	list_for_each_entry(a, &uprobe_mem_areas, node) {
+		if (a->mm != current->mm || ip < a->vaddr ||
+		    ip >= a->vaddr + PAGE_SIZE)
+			continue;
+		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
+		*off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
+		if (i < a->used) {
+			vaddr = a->slot[i].vaddr;
+			*len = a->slot[i].len;
+		}
+		break;
+	}
+	spin_unlock(&uprobe_mem_lock);
+	return vaddr;
+}
+
 /**
  * uprobe_mem_signal - a signal for current: no ip in a slot shows
  *
@@ -299,24 +329,34 @@ out:
 void uprobe_mem_signal(void)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long ip = instruction_pointer(regs), i, off;
-	struct uprobe_mem_area *a;
+	unsigned long vaddr, off;
+	unsigned int len;
 
-	if (list_empty(&uprobe_mem_areas) || !user_mode(regs))
+	if (!user_mode(regs))
 		return;
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
-		if (a->mm != current->mm || ip < a->vaddr ||
-		    ip >= a->vaddr + PAGE_SIZE)
-			continue;
-		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
-		off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
-		if (i < a->used)
-			instruction_pointer_set(regs, a->slot[i].vaddr +
-						(off < a->slot[i].len ? 0 : a->slot[i].len));
-		break;
-	}
-	spin_unlock(&uprobe_mem_lock);
+	vaddr = slot_owner(instruction_pointer(regs), &off, &len);
+	if (vaddr)
+		instruction_pointer_set(regs, vaddr + (off < len ? 0 : len));
+}
+
+/**
+ * uprobe_mem_trap_addr - the address a trap in user mode reports
+ * @regs: the trap's registers
+ *
+ * For uprobe_get_trap_addr(), which gives si_addr of SIGFPE, SIGILL and
+ * the like: an instruction that trapped in its slot reports the probed
+ * instruction's address, as it would unprobed.  Any other trap reports
+ * its ip.
+ */
+unsigned long uprobe_mem_trap_addr(struct pt_regs *regs)
+{
+	unsigned long ip = instruction_pointer(regs), vaddr, off;
+	unsigned int len;
+
+	if (!user_mode(regs))
+		return ip;
+	vaddr = slot_owner(ip, &off, &len);
+	return vaddr ?: ip;
 }
 
 /**

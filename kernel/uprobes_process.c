@@ -422,6 +422,8 @@ static void cancel_delayed(struct uprobe *u)
  * instruction neither engine can run out of line;
  * -EBUSY if @u is already registered, or a breakpoint that Uprobes did not
  * place is already at @u->vaddr;
+ * -EAGAIN if the program changed the instruction while the breakpoint was
+ * being placed (anonymous or writable memory);
  * -ENOMEM.
  * On any error nothing changed.
  */

@@ -342,6 +342,16 @@ c_jit_fault() {
 	result_r "a probed instruction that faults out of line: the SIGSEGV handler sees ip" \
 		"at the instruction, as unprobed" $r
 }
+c_jit_fpe() {
+	jit rx; a=$(jaddr jdiv)
+	ctl set 1 "$PA" "$a" count; ctl reg 1
+	ta jfpe
+	[ "$R" = "rip $a addr $a" ] && [ "$(sg 1 hits)" = 1 ]
+	r=$?
+	ctl unreg 1
+	result_r "a probed division by zero out of line: SIGFPE's ip and si_addr are the" \
+		"instruction's, as unprobed" $r
+}
 c_wx() {
 	ta wx; a=$(field addr)
 	ctl set 1 "$PA" "$a" count; ctl reg 1
@@ -504,7 +514,7 @@ c_empty() {
 API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
 c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
-c_jit_mremap c_jit_fault c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
+c_jit_mremap c_jit_fault c_jit_fpe c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
 c_exit c_churn c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 4, the others one each
 n_api=$(($(echo $API_CASES | wc -w) + 13))

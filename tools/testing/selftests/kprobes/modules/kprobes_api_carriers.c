@@ -117,9 +117,19 @@ static struct task_struct *mover_task;
 static bool mover_pause, mover_paused;
 static int (*mover_call)(int, int);
 static int mover_want;		/* mover_call(x, 1) - x * mover_want */
-/* it sleeps after each (mover_nap + 1) calls; -1: only when held */
+/*
+ * It sleeps after each (mover_nap + 1) calls.  With mover_nap -1 it does
+ * not sleep, until mover_nap_until (jiffies), and only switches when
+ * asked to (cond_resched(): never on a fully preemptible kernel, where
+ * the bound keeps a wait for every task from hanging).  Once
+ * mover_busy_site is moving onto its hook, it neither sleeps nor yields
+ * until mover_busy_until (which it sets a second ahead; the case may
+ * shorten it): a wait for its CPU lasts until then.
+ */
 static int mover_nap = 255;
-/* until then (jiffies; 0: never) it neither sleeps nor yields */
+static unsigned long mover_nap_until;
+static struct kprobe_site *mover_busy_site;
+static bool mover_busy;
 static unsigned long mover_busy_until;
 
 static int mover_pre(struct kprobe *p, struct pt_regs *regs)
@@ -131,7 +141,8 @@ static int mover_pre(struct kprobe *p, struct pt_regs *regs)
 
 static int mover_fn(void *unused)
 {
-	int i = 0;
+	struct kprobe_site *s;
+	int i = 0, nap;
 
 	while (!kthread_should_stop()) {
 		if (READ_ONCE(mover_pause)) {
@@ -143,12 +154,19 @@ static int mover_fn(void *unused)
 		if (mover_call(i & 0xff, 1) != (i & 0xff) * mover_want + 1)
 			atomic_inc(&mover_errors);
 		atomic_inc(&mover_calls);
-		if (READ_ONCE(mover_busy_until) &&
+		i++;
+		s = READ_ONCE(mover_busy_site);
+		if (s && !READ_ONCE(mover_busy) && READ_ONCE(s->carrier_moving)) {
+			WRITE_ONCE(mover_busy_until, jiffies + HZ);
+			WRITE_ONCE(mover_busy, true);
+		}
+		if (READ_ONCE(mover_busy) &&
 		    time_before(jiffies, READ_ONCE(mover_busy_until)))
 			continue;	/* holds off every wait for its CPU */
-		if (READ_ONCE(mover_nap) < 0)
-			cond_resched();	/* no sleep: a switch only when asked */
-		else if (!(++i & READ_ONCE(mover_nap)))
+		nap = READ_ONCE(mover_nap);
+		if (nap < 0 && time_before(jiffies, READ_ONCE(mover_nap_until)))
+			cond_resched();
+		else if (nap < 0 || !(i & nap))
 			usleep_range(20, 40);
 	}
 	return 0;
@@ -179,7 +197,8 @@ static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
 	atomic_set(&mover_errors, 0);
 	mover_call = fn;
 	mover_want = want;
-	mover_busy_until = 0;
+	mover_busy_site = NULL;
+	mover_busy = false;
 	mover_pause = true;
 	t = kthread_create(mover_fn, NULL, "kpt_mover");
 	if (IS_ERR(t))
@@ -304,11 +323,11 @@ int t_carrier_move_reader_window(void)
 	atomic_set(&window_reads, 0);
 	atomic_set(&window_ends, 0);
 	/*
-	 * The mover calls without sleeping: the move's wait for tasks (with
-	 * the rude flavour, a work item on each CPU) cannot end before its
-	 * next call has gone through the hook, which a mover asleep when
-	 * the hook went in would not make.  It switches when asked to
-	 * (cond_resched()), and sleeps when held.
+	 * The mover calls without sleeping (mover_nap -1, a few seconds each
+	 * round): the move's wait for tasks (with the rude flavour, a work
+	 * item on each CPU) cannot end before its next call has gone through
+	 * the hook, which a mover asleep when the hook went in would not
+	 * make.  It sleeps when held.
 	 */
 	mover_nap = -1;
 	t = mover_start(call_tiny, 1, cpu);
@@ -344,6 +363,7 @@ int t_carrier_move_reader_window(void)
 		}
 		calls = atomic_read(&mover_calls);
 		hits = atomic_read(&mover_hits);
+		WRITE_ONCE(mover_nap_until, jiffies + 3 * HZ);
 		mover_hold(false);
 		/* the mover is held after its read: end the move now */
 		deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
@@ -436,23 +456,20 @@ int t_carrier_divert_during_move(void)
 	hits = atomic_read(&mover_hits);
 	/*
 	 * The background move: hooked, then waiting for every task to
-	 * switch.  Once the optimizer has left the carrier to the mover
-	 * (its own wait for tasks needs the mover's CPU), the mover stops
-	 * switching until the user is on its way in: the move is still on
-	 * when the user comes, however short its wait would otherwise be
-	 * (a rude one: a work item on each CPU).  The mover switches again
-	 * a tenth of a second after.
+	 * switch.  Once the site is moving, the mover stops switching (see
+	 * mover_busy_site) until a tenth of a second after the user is on
+	 * its way in: the move is still on when the user comes, however
+	 * short its wait would otherwise be (a rude one: a work item on
+	 * each CPU).
 	 */
+	WRITE_ONCE(mover_busy_site, s);
 	mover_hold(false);
 	deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
-	while (!READ_ONCE(s->carrier_slow) && !READ_ONCE(s->carrier_moving) &&
-	       time_before(jiffies, deadline))
-		usleep_range(100, 200);
-	WRITE_ONCE(mover_busy_until, deadline);
 	while (!READ_ONCE(s->carrier_moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
 	moving = READ_ONCE(s->carrier_moving);
 	WRITE_ONCE(mover_busy_until, jiffies + HZ / 10);
+	WRITE_ONCE(mover_busy, true);
 	ret = register_ftrace_function(&twin_ops);
 	KPT_EXPECT(moving);
 	KPT_EXPECT_EQ(ret, 0);
@@ -461,7 +478,8 @@ int t_carrier_divert_during_move(void)
 	KPT_EXPECT(!READ_ONCE(s->carrier));
 	msleep(20);
 	mover_hold(true);
-	WRITE_ONCE(mover_busy_until, 0);
+	WRITE_ONCE(mover_busy_site, NULL);
+	WRITE_ONCE(mover_busy, false);
 	if (!ret)
 		KPT_EXPECT_EQ(unregister_ftrace_function(&twin_ops), 0);
 	calls = atomic_read(&mover_calls) - calls;

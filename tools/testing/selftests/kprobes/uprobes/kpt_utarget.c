@@ -28,6 +28,8 @@
  *     jremap                  move the JIT memory elsewhere (mremap) -> "addr A"
  *     jfault                  jload(NULL): the ip its SIGSEGV handler sees
  *                                                     -> "rip R"
+ *     jfpe                    jdiv(0): the ip and si_addr its SIGFPE
+ *                             handler sees            -> "rip R addr A"
  *     poke                    write an int3 at ut_poke through
  *                             /proc/self/mem, as a debugger would -> "ok"
  *     time F N                the N calls, timed (CLOCK_MONOTONIC: guest
@@ -68,6 +70,7 @@ long ut_jcc_insn(long x), ut_skip_ret(long x), *ut_data_addr(long x);
 /* the JIT functions, run from a copy of ut_jit_begin .. ut_jit_end */
 long jit_lea(long x), jit_push(long x), jit_riprel(long x), jit_call(long x);
 long jit_jcc(long x), jit_jcc_insn(long x), jit_load(long x);
+long jit_div(long x), jit_div_insn(long x);
 long ut_jit_begin(long x), ut_jit_end(long x);	/* labels: the bounds */
 static char *jit_base;		/* the copy, or NULL */
 static size_t jit_size;
@@ -78,6 +81,7 @@ static long want_riprel(long x) { return x + 7; }
 static long want_call(long x) { return x + 2; }
 static long want_jcc(long x) { return x ? x + 3 : -1; }
 static long want_skip(long x) { return 1; }
+static long want_div(long x) { return x ? 84 / x : 0; }
 
 static const struct target {
 	const char *name;
@@ -98,6 +102,7 @@ static const struct target {
 	{ "jcall", jit_call, want_call, jit_call, 1 },
 	{ "jjcc", jit_jcc, want_jcc, (void *)jit_jcc_insn, 1 },
 	{ "jload", jit_load, want_push, jit_load, 1 },
+	{ "jdiv", jit_div, want_div, (void *)jit_div_insn, 1 },
 };
 
 /* where a target's code runs: in the binary, or in the JIT copy */
@@ -114,26 +119,29 @@ static target_fn fn_of(const struct target *t)
 }
 
 static sigjmp_buf fault_jmp;
-static unsigned long fault_rip;	/* set by the handler, read after the jump */
+/* set by the handler, read after the jump */
+static unsigned long fault_rip, fault_addr;
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
 	__atomic_store_n(&fault_rip, ((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP],
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&fault_addr, (unsigned long)si->si_addr, __ATOMIC_RELAXED);
 	siglongjmp(fault_jmp, 1);
 }
 
-/* the ip a SIGSEGV handler sees when jload faults */
-static unsigned long jit_fault(const struct target *t)
+/* the ip a handler of sig sees when t's function faults on 0 */
+static unsigned long jit_fault(const struct target *t, int sig)
 {
 	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
 	struct sigaction old;
 
 	__atomic_store_n(&fault_rip, 0, __ATOMIC_RELAXED);
-	sigaction(SIGSEGV, &sa, &old);
+	__atomic_store_n(&fault_addr, 0, __ATOMIC_RELAXED);
+	sigaction(sig, &sa, &old);
 	if (!sigsetjmp(fault_jmp, 1))
 		fn_of(t)(0);
-	sigaction(SIGSEGV, &old, NULL);
+	sigaction(sig, &old, NULL);
 	return __atomic_load_n(&fault_rip, __ATOMIC_RELAXED);
 }
 
@@ -399,7 +407,12 @@ static void serve(char *self)
 			printf("%s\n", jit_patch(t, hex, !strcmp(cmd, "jtail")) ?
 			       "failed" : "ok");
 		} else if (!strcmp(cmd, "jfault") && jit_base) {
-			printf("rip %#lx\n", jit_fault(find("jload")));
+			printf("rip %#lx\n", jit_fault(find("jload"), SIGSEGV));
+		} else if (!strcmp(cmd, "jfpe") && jit_base) {
+			unsigned long rip = jit_fault(find("jdiv"), SIGFPE);
+
+			printf("rip %#lx addr %#lx\n", rip,
+			       __atomic_load_n(&fault_addr, __ATOMIC_RELAXED));
 		} else if (!strcmp(cmd, "jremap") && jit_base) {
 			void *to = mmap(NULL, jit_size, PROT_NONE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

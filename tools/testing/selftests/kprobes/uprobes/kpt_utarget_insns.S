@@ -150,6 +150,18 @@ jit_load:
 	ret
 	.size jit_load, . - jit_load
 
+	/* 84 divided by the argument: SIGFPE for 0 */
+	.globl jit_div
+	.type jit_div, @function
+jit_div:
+	mov $84, %eax
+	xor %edx, %edx
+	.globl jit_div_insn
+jit_div_insn:
+	div %rdi
+	ret
+	.size jit_div, . - jit_div
+
 	.align 8
 jit_data:
 	.quad 7
