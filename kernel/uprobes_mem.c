@@ -206,19 +206,20 @@ static int restore_byte(struct mm_struct *mm, unsigned long vaddr, u8 orig)
 
 /*
  * Is the int3 at @vaddr still the one a site put there?  Its first byte
- * is; the rest must be the instruction too where @whole (a lost site,
- * whose address new code may reuse).
+ * is, and the rest is the instruction: all of it where @whole (a lost
+ * site, whose address new code may reuse), as much of it as is still
+ * mapped otherwise (the rest may be on a page gone).  An int3 the program
+ * wrote itself (padding in freed code) is then not taken for ours.
  */
 static bool int3_is_ours(struct mm_struct *mm, unsigned long vaddr,
 			 const u8 *insn, int len, bool whole)
 {
 	u8 cur[MAX_UINSN_BYTES];
-	int n = whole ? len : 1;	/* the rest may be on a page gone */
+	int n = access_remote_vm(mm, vaddr, cur, len, FOLL_FORCE);
 
-	if (access_remote_vm(mm, vaddr, cur, n, FOLL_FORCE) != n ||
-	    cur[0] != UPROBE_SWBP_INSN)
+	if (n < (whole ? len : 1) || cur[0] != UPROBE_SWBP_INSN)
 		return false;
-	return !whole || !memcmp(cur + 1, insn + 1, len - 1);
+	return !memcmp(cur + 1, insn + 1, min(n, len) - 1);
 }
 
 /**

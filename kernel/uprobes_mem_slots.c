@@ -16,13 +16,18 @@
  * (its sites are then lost).  A signal never shows an ip in a slot
  * (uprobe_mem_signal()), nor a trap an si_addr (uprobe_mem_trap_addr()).
  *
- * Locks: uprobe_mem_lock guards the list of pages (taken under mmap_lock
- * by the fault and close handlers); uprobe_mem_slot_get() is called under
- * the layer's mutex and takes the mm's mmap_lock for writing.
+ * Locks: uprobe_mem_lock guards the changes of the list of pages (taken
+ * under mmap_lock by the fault and close handlers); the list is RCU, so
+ * that a trap may look a slot up with interrupts off (slot_owner()), and
+ * a page's entry is freed after a grace period.  uprobe_mem_slot_get() is
+ * called under the layer's mutex and takes the mm's mmap_lock for
+ * writing, under which a page's slots are handed out (->used, published
+ * with release after the slot's entry).
  */
 #include <linux/mm.h>
 #include <linux/highmem.h>
 #include <linux/ptrace.h>
+#include <linux/rculist.h>
 #include <linux/sched/task_stack.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -38,15 +43,16 @@
 
 /* One page of slots in a process: a special mapping of this engine. */
 struct uprobe_mem_area {
-	struct list_head node;		/* on uprobe_mem_areas */
+	struct list_head node;		/* on uprobe_mem_areas, RCU */
 	struct mm_struct *mm;
 	unsigned long vaddr;
 	struct page *page;
-	unsigned int used;		/* slots handed out */
+	unsigned int used;		/* slots handed out: release/acquire */
 	struct {			/* whose each slot is, for signals */
 		unsigned long vaddr;
 		u8 len;
 	} slot[UPROBE_MEM_SLOTS];
+	struct rcu_head rcu;
 };
 
 static LIST_HEAD(uprobe_mem_areas);
@@ -88,7 +94,7 @@ static void slot_close(const struct vm_special_mapping *sm,
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(a, &uprobe_mem_areas, node) {
 		if (a->mm == vma->vm_mm && a->vaddr == vma->vm_start) {
-			list_del(&a->node);
+			list_del_rcu(&a->node);
 			gone = a;
 			break;
 		}
@@ -101,7 +107,7 @@ static void slot_close(const struct vm_special_mapping *sm,
 	spin_unlock(&uprobe_mem_lock);
 	if (gone) {
 		put_page(gone->page);
-		kfree(gone);
+		kfree_rcu(gone, rcu);
 	}
 }
 
@@ -247,7 +253,7 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 		na->mm = mm;
 		na->vaddr = addr;
 		spin_lock(&uprobe_mem_lock);
-		list_add(&na->node, &uprobe_mem_areas);
+		list_add_rcu(&na->node, &uprobe_mem_areas);
 		spin_unlock(&uprobe_mem_lock);
 		vma = _install_special_mapping(mm, addr, PAGE_SIZE,
 					       VM_READ | VM_EXEC | VM_MAYREAD |
@@ -255,7 +261,7 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 					       &uprobe_mem_mapping);
 		if (IS_ERR(vma)) {
 			spin_lock(&uprobe_mem_lock);
-			list_del(&na->node);
+			list_del_rcu(&na->node);
 			spin_unlock(&uprobe_mem_lock);
 			goto out;
 		}
@@ -271,9 +277,10 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 		kaddr = kmap_local_page(found->page);
 		memcpy(kaddr + found->used * UPROBE_MEM_SLOT_SIZE, b, sizeof(b));
 		kunmap_local(kaddr);
-		found->slot[found->used].vaddr = vaddr;
-		found->slot[found->used].len = mi->len;
-		found->used++;
+		WRITE_ONCE(found->slot[found->used].vaddr, vaddr);
+		WRITE_ONCE(found->slot[found->used].len, mi->len);
+		/* slot_owner() reads the entry after ->used */
+		smp_store_release(&found->used, found->used + 1);
 		slot = at;
 	}
 out:
@@ -281,38 +288,42 @@ out:
 	if (na) {
 		if (na->page)
 			__free_page(na->page);
-		kfree(na);
+		kfree_rcu(na, rcu);	/* slot_owner() may have seen it listed */
 	}
 	return slot;
 }
 
 /*
- * The probed instruction whose slot holds @ip in current's memory: its
- * address, and in *@off and *@len where in the slot @ip is and the
- * instruction's length; 0 if @ip is in no slot.
+ * Where a thread whose ip is @ip would be without the probe: the probed
+ * instruction whose slot holds @ip in current's memory if it has not
+ * completed there, the next one if it has (@ip on the jump back); 0 if
+ * @ip is in no slot.  Lockless (RCU), so that a trap may ask with
+ * interrupts off.
  */
-static unsigned long slot_owner(unsigned long ip, unsigned long *off,
-				unsigned int *len)
+static unsigned long slot_owner(unsigned long ip)
 {
+	unsigned long i, off, vaddr = 0;
 	struct uprobe_mem_area *a;
-	unsigned long i, vaddr = 0;
+	unsigned int len;
 
 	if (list_empty(&uprobe_mem_areas))
 		return 0;
-	spin_lock(&uprobe_mem_lock);
-	list_for_each_entry(a, &uprobe_mem_areas, node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(a, &uprobe_mem_areas, node) {
 		if (a->mm != current->mm || ip < a->vaddr ||
 		    ip >= a->vaddr + PAGE_SIZE)
 			continue;
 		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
-		*off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
-		if (i < a->used) {
-			vaddr = a->slot[i].vaddr;
-			*len = a->slot[i].len;
+		off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
+		/* paired with uprobe_mem_slot_get(): the entry, then ->used */
+		if (i < smp_load_acquire(&a->used)) {
+			vaddr = READ_ONCE(a->slot[i].vaddr);
+			len = READ_ONCE(a->slot[i].len);
+			vaddr += off < len ? 0 : len;
 		}
 		break;
 	}
-	spin_unlock(&uprobe_mem_lock);
+	rcu_read_unlock();
 	return vaddr;
 }
 
@@ -329,14 +340,13 @@ static unsigned long slot_owner(unsigned long ip, unsigned long *off,
 void uprobe_mem_signal(void)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long vaddr, off;
-	unsigned int len;
+	unsigned long vaddr;
 
 	if (!user_mode(regs))
 		return;
-	vaddr = slot_owner(instruction_pointer(regs), &off, &len);
+	vaddr = slot_owner(instruction_pointer(regs));
 	if (vaddr)
-		instruction_pointer_set(regs, vaddr + (off < len ? 0 : len));
+		instruction_pointer_set(regs, vaddr);
 }
 
 /**
@@ -344,18 +354,17 @@ void uprobe_mem_signal(void)
  * @regs: the trap's registers
  *
  * For uprobe_get_trap_addr(), which gives si_addr of SIGFPE, SIGILL and
- * the like: an instruction that trapped in its slot reports the probed
- * instruction's address, as it would unprobed.  Any other trap reports
- * its ip.
+ * the like, from the exception's entry (interrupts may be off): an
+ * instruction that trapped in its slot reports the probed instruction's
+ * address, as it would unprobed.  Any other trap reports its ip.
  */
 unsigned long uprobe_mem_trap_addr(struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs), vaddr, off;
-	unsigned int len;
+	unsigned long ip = instruction_pointer(regs), vaddr;
 
 	if (!user_mode(regs))
 		return ip;
-	vaddr = slot_owner(ip, &off, &len);
+	vaddr = slot_owner(ip);
 	return vaddr ?: ip;
 }
 
@@ -369,16 +378,14 @@ unsigned long uprobe_mem_trap_addr(struct pt_regs *regs)
 void uprobe_mem_slots_exit(struct mm_struct *mm)
 {
 	struct uprobe_mem_area *a, *na;
-	LIST_HEAD(gone);
 
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry_safe(a, na, &uprobe_mem_areas, node) {
-		if (a->mm == mm)
-			list_move(&a->node, &gone);
+		if (a->mm != mm)
+			continue;
+		list_del_rcu(&a->node);
+		put_page(a->page);
+		kfree_rcu(a, rcu);	/* slot_owner() of another mm may see it */
 	}
 	spin_unlock(&uprobe_mem_lock);
-	list_for_each_entry_safe(a, na, &gone, node) {
-		put_page(a->page);
-		kfree(a);
-	}
 }

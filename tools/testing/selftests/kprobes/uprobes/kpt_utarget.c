@@ -28,7 +28,7 @@
  *     jremap                  move the JIT memory elsewhere (mremap) -> "addr A"
  *     jfault                  jload(NULL): the ip its SIGSEGV handler sees
  *                                                     -> "rip R"
- *     jfpe                    jdiv(0): the ip and si_addr its SIGFPE
+ *     jfpe                    jdiv(-1): the ip and si_addr its SIGFPE
  *                             handler sees            -> "rip R addr A"
  *     poke                    write an int3 at ut_poke through
  *                             /proc/self/mem, as a debugger would -> "ok"
@@ -81,7 +81,7 @@ static long want_riprel(long x) { return x + 7; }
 static long want_call(long x) { return x + 2; }
 static long want_jcc(long x) { return x ? x + 3 : -1; }
 static long want_skip(long x) { return 1; }
-static long want_div(long x) { return x ? 84 / x : 0; }
+static long want_div(long x) { return 84 / (x + 1); }
 
 static const struct target {
 	const char *name;
@@ -130,8 +130,8 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	siglongjmp(fault_jmp, 1);
 }
 
-/* the ip a handler of sig sees when t's function faults on 0 */
-static unsigned long jit_fault(const struct target *t, int sig)
+/* the ip a handler of sig sees when t's function faults on x */
+static unsigned long jit_fault(const struct target *t, int sig, long x)
 {
 	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
 	struct sigaction old;
@@ -140,7 +140,7 @@ static unsigned long jit_fault(const struct target *t, int sig)
 	__atomic_store_n(&fault_addr, 0, __ATOMIC_RELAXED);
 	sigaction(sig, &sa, &old);
 	if (!sigsetjmp(fault_jmp, 1))
-		fn_of(t)(0);
+		fn_of(t)(x);
 	sigaction(sig, &old, NULL);
 	return __atomic_load_n(&fault_rip, __ATOMIC_RELAXED);
 }
@@ -407,9 +407,9 @@ static void serve(char *self)
 			printf("%s\n", jit_patch(t, hex, !strcmp(cmd, "jtail")) ?
 			       "failed" : "ok");
 		} else if (!strcmp(cmd, "jfault") && jit_base) {
-			printf("rip %#lx\n", jit_fault(find("jload"), SIGSEGV));
+			printf("rip %#lx\n", jit_fault(find("jload"), SIGSEGV, 0));
 		} else if (!strcmp(cmd, "jfpe") && jit_base) {
-			unsigned long rip = jit_fault(find("jdiv"), SIGFPE);
+			unsigned long rip = jit_fault(find("jdiv"), SIGFPE, -1);
 
 			printf("rip %#lx addr %#lx\n", rip,
 			       __atomic_load_n(&fault_addr, __ATOMIC_RELAXED));

@@ -150,15 +150,16 @@ jit_load:
 	ret
 	.size jit_load, . - jit_load
 
-	/* 84 divided by the argument: SIGFPE for 0 */
+	/* 84 divided by the argument + 1: SIGFPE for -1 */
 	.globl jit_div
 	.type jit_div, @function
 jit_div:
+	lea 1(%rdi), %rcx
 	mov $84, %eax
 	xor %edx, %edx
 	.globl jit_div_insn
 jit_div_insn:
-	div %rdi
+	div %rcx
 	ret
 	.size jit_div, . - jit_div
 
