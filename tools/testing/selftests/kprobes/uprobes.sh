@@ -332,25 +332,27 @@ c_jit_mremap() {
 	result_r "probed JIT memory moved by mremap(): the code runs unprobed at its new" \
 		"address (no SIGTRAP), the probe is lost" $r
 }
-c_jit_fault() {
-	jit rx; a=$(jaddr jload)
+# jit_trap F CMD WANT: probe JIT function F, "ta CMD" makes its probed
+# instruction trap out of line; the reply must be WANT, each @ in it the
+# instruction's address, and the probe must have hit once
+jit_trap() {
+	jit rx; a=$(jaddr "$1")
 	ctl set 1 "$PA" "$a" count; ctl reg 1
-	ta jfault
-	[ "$R" = "rip $a" ] && [ "$(sg 1 hits)" = 1 ]
-	r=$?
+	ta "$2"
+	[ "$R" = "$(echo "$3" | sed "s/@/$a/g")" ] && [ "$(sg 1 hits)" = 1 ]
+	_r=$?
 	ctl unreg 1
+	return $_r
+}
+c_jit_fault() {
+	jit_trap jload jfault "rip @"
 	result_r "a probed instruction that faults out of line: the SIGSEGV handler sees ip" \
-		"at the instruction, as unprobed" $r
+		"at the instruction, as unprobed" $?
 }
 c_jit_fpe() {
-	jit rx; a=$(jaddr jdiv)
-	ctl set 1 "$PA" "$a" count; ctl reg 1
-	ta jfpe
-	[ "$R" = "rip $a addr $a" ] && [ "$(sg 1 hits)" = 1 ]
-	r=$?
-	ctl unreg 1
+	jit_trap jdiv jfpe "rip @ addr @"
 	result_r "a probed division by zero out of line: SIGFPE's ip and si_addr are the" \
-		"instruction's, as unprobed" $r
+		"instruction's, as unprobed" $?
 }
 c_wx() {
 	ta wx; a=$(field addr)
