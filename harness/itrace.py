@@ -6,8 +6,8 @@
 # iteration (the one no interrupt lengthened) instruction by instruction,
 # grouped into runs of one symbol.  SYMS is `nm -n vmlinux`; the module's
 # own symbols come from its "itrace: NAME ADDR" console lines; other
-# addresses (insn slots, detours, trampolines in module space) are named
-# by their page.
+# addresses (insn slots, detours, trampolines in module space, and every
+# user address: make itrace's user cases) are named by their page.
 import bisect
 import collections
 import re
@@ -29,6 +29,9 @@ mod_starts = sorted(mod)
 
 
 def name(pc):
+    if pc < 1 << 47:
+        # user space: the probed code, the target's loop, a slot page
+        return "user:%x" % (pc & ~0xfff)
     if pc >= 0xffffffffa0000000 or not addrs or pc < addrs[0]:
         i = bisect.bisect_right(mod_starts, pc) - 1
         if i >= 0 and pc - mod_starts[i] < 0x100:

@@ -202,12 +202,14 @@ void uprobe_site_detach(struct uprobe_point *pp)
 /**
  * uprobe_site_sync - wait until no handler of a detached point runs
  *
- * Handlers of both engines run under rcu_read_lock_trace(), which
- * uprobe_unregister_sync() waits for.
+ * The inode engine's handlers run under rcu_read_lock_trace(), which
+ * uprobe_unregister_sync() waits for; the memory engine's under an SRCU
+ * of its own, which uprobe_mem_sync() waits for.
  */
 void uprobe_site_sync(void)
 {
 	uprobe_unregister_sync();
+	uprobe_mem_sync();
 }
 
 /**

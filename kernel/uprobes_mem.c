@@ -9,16 +9,19 @@
  * written into that mm alone, with ptrace's copy-on-write; never into a
  * shared mapping (swap_byte()), whose other users would read it.
  *
- * A hit: handle_swbp() asks uprobe_mem_swbp() first, under its tasks
- * trace RCU read side; the site is found in a hash table without
- * mmap_lock.  After the handlers the instruction runs with no second
- * trap: emulated by the arch's uprobe emulation, or from the site's
- * slot, a copy of it followed by an absolute jump back, in a page this
- * engine maps near the code ("[uprobes-mem]") so that a RIP-relative
- * displacement can be rebased.  A slot is never handed out again while
- * the mm lives (a thread may stay between its instruction and the jump
- * back for as long as it likes); the same bytes reuse it.  A signal never
- * shows an ip in a slot (uprobe_mem_signal()).
+ * A hit: the int3 exception of a user task asks uprobe_mem_int3() first,
+ * before the die notifiers through which the inode engine would mark the
+ * task and look its own breakpoint up on the way back to user space: the
+ * hit is taken there and then, in one pass.  The site is found in a hash
+ * table without mmap_lock.  After the handlers the instruction runs with
+ * no second trap: emulated (a push here, branches by the arch's uprobe
+ * emulation), or from the site's slot, a copy of it followed by an
+ * absolute jump back, in a page this engine maps near the code
+ * ("[uprobes-mem]") so that a RIP-relative displacement can be rebased.
+ * A slot is never handed out again while the mm lives (a thread may stay
+ * between its instruction and the jump back for as long as it likes);
+ * the same bytes reuse it.  A signal never shows an ip in a slot
+ * (uprobe_mem_signal()).
  *
  * The program owns its code: every hit checks that the int3 is still in
  * front of the probed instruction, so a stale copy never runs; a site
@@ -29,9 +32,12 @@
  * Locks: uprobe_mem_lock (a spinlock: the unmap and fork hooks run under
  * mmap_lock) guards the lists and the hash table's writers.  Attach and
  * detach are called under the layer's uprobes_mutex and sleep.  The hit
- * path takes no lock.  Handlers run under rcu_read_lock_trace(); the
- * layer's uprobe_site_sync() (synchronize_rcu_tasks_trace()) waits for
- * them before a detached site is released.
+ * path takes no lock.  It runs in the exception of a task that was in
+ * user mode, a context like a system call's: interrupts are enabled for
+ * it, it may sleep.  It looks sites up and runs handlers under
+ * uprobe_mem_srcu (sleepable, as the inode engine's tasks trace RCU); the
+ * layer's uprobe_site_sync() waits for both (uprobe_mem_sync()) before a
+ * detached site is released.
  */
 #include <linux/mm.h>
 #include <linux/mmu_context.h>
@@ -44,7 +50,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
+#include <linux/unaligned.h>
 #include <linux/uprobes.h>
+#include <linux/srcu.h>
 #include <asm/insn.h>
 
 #include "uprobes_process.h"
@@ -68,6 +76,8 @@ LIST_HEAD(uprobe_mem_sites);
 static LIST_HEAD(uprobe_mem_strips);
 static DEFINE_HASHTABLE(uprobe_mem_table, 8);
 static int uprobe_mem_nr;		/* sites; the hooks' fast way out */
+static atomic_t uprobe_mem_lost;	/* lost sites; moved_int3()'s */
+DEFINE_STATIC_SRCU(uprobe_mem_srcu);	/* the hits' read side */
 
 static u32 site_hash(struct mm_struct *mm, unsigned long vaddr)
 {
@@ -79,7 +89,7 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 {
 	struct uprobe_mem_site *s;
 
-	/* under the inode engine's RCU read side (tasks trace), unchecked */
+	/* under uprobe_mem_srcu, or uprobe_mem_lock, unchecked */
 	hash_for_each_possible_rcu_notrace(uprobe_mem_table, s, hnode,
 					   site_hash(mm, vaddr)) {
 		if (s->mm == mm && s->vaddr == vaddr &&
@@ -87,6 +97,31 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 			return s;
 	}
 	return NULL;
+}
+
+/**
+ * uprobe_mem_site_lost - the program took a site's code back
+ * @s: the site, on uprobe_mem_sites
+ *
+ * Counted, so that an int3 at no site looks for a lost one (moved_int3())
+ * only while there is one: the inode engine's hits pass there too.
+ * Called under uprobe_mem_lock, as site_unlist(), which uncounts it.
+ */
+void uprobe_mem_site_lost(struct uprobe_mem_site *s)
+{
+	lockdep_assert_held(&uprobe_mem_lock);
+	if (!test_and_set_bit(UPROBE_MEM_LOST, &s->flags))
+		atomic_inc(&uprobe_mem_lost);
+}
+
+/* @s leaves uprobe_mem_sites, under uprobe_mem_lock */
+static void site_unlist(struct uprobe_mem_site *s)
+{
+	hash_del_rcu(&s->hnode);
+	list_del(&s->node);
+	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
+	if (test_bit(UPROBE_MEM_LOST, &s->flags))
+		atomic_dec(&uprobe_mem_lost);
 }
 
 /* ---- decode --------------------------------------------------------- */
@@ -128,6 +163,31 @@ static bool insn_is_branch(struct insn *insn)
 	       (op1 == 0x0f && op2 >= 0x80 && op2 <= 0x8f);
 }
 
+/*
+ * push %reg, with or without a REX prefix (no other prefix): emulated by
+ * emulate_push() with one put_user(), the commonest first instruction of
+ * a function.  Returns 1 + the register's offset in pt_regs, or 0.
+ */
+static u8 insn_push_reg(struct uprobe_mem_insn *mi)
+{
+	static const u8 regs[16] = {
+		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+		offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+		offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+	};
+	u8 rex = mi->len == 2 ? mi->insn[0] : 0, op = mi->insn[mi->len - 1];
+
+	if (mi->len > 2 || (rex && (rex & 0xf0) != 0x40) ||
+	    op < 0x50 || op > 0x57)
+		return 0;
+	return 1 + regs[(op & 7) | (rex & 1) << 3];
+}
+
 static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 			unsigned long vaddr)
 {
@@ -150,6 +210,7 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 		return ret <= -EBADHANDLE ? -EOPNOTSUPP : ret;
 	if (insn_is_branch(&insn))
 		return 0;		/* emulated, no slot */
+	mi->push = insn_push_reg(mi);
 	if (insn_rip_relative(&insn))
 		mi->disp_off = insn_offset_displacement(&insn);
 	mi->slot = uprobe_mem_slot_get(mm, mi, vaddr);
@@ -277,11 +338,9 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	if (!ret)
 		return 0;
 	spin_lock(&uprobe_mem_lock);
-	hash_del_rcu(&s->hnode);
-	list_del(&s->node);
-	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
+	site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
-	uprobe_unregister_sync();	/* a lookup of a foreign int3 there */
+	uprobe_mem_sync();	/* a lookup of a foreign int3 there */
 out_free:
 	kfree(mi);
 	return ret;
@@ -310,9 +369,7 @@ void uprobe_mem_detach(struct uprobe_point *pp)
 	}
 	/* after the byte: a trap that finds no site sees it back */
 	spin_lock(&uprobe_mem_lock);
-	hash_del_rcu(&s->hnode);
-	list_del(&s->node);
-	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
+	site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
 }
 
@@ -360,7 +417,9 @@ void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp)
  */
 static int site_lose(struct uprobe_mem_site *s)
 {
-	set_bit(UPROBE_MEM_LOST, &s->flags);
+	spin_lock(&uprobe_mem_lock);
+	uprobe_mem_site_lost(s);
+	spin_unlock(&uprobe_mem_lock);
 	return restore_byte(current->mm, s->vaddr, s->mi->insn[0]);
 }
 
@@ -382,6 +441,8 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 	bool any = false;
 	int n;
 
+	if (!atomic_read(&uprobe_mem_lost))
+		return false;
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node)
 		any |= s->mm == current->mm && test_bit(UPROBE_MEM_LOST, &s->flags);
@@ -416,24 +477,64 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 	return true;
 }
 
-/**
- * uprobe_mem_swbp - a breakpoint hit, if it is one of this engine's
- * @regs: the user registers
- * @bp_vaddr: the breakpoint's address
- *
- * Called from handle_swbp() in the task that hit it, under its
- * rcu_read_lock_trace(), before the inode engine's lookup.  Runs the
- * point's handlers, then the instruction (emulated, or from its slot; an
- * instruction changed under the int3 is run again as it is now).
- *
- * Return: true if the hit was this engine's.
+/* insn_unchanged()'s way for any length, out of its fast path */
+static noinline bool insn_tail_unchanged(struct uprobe_mem_insn *mi,
+					 unsigned long vaddr)
+{
+	u8 tail[MAX_UINSN_BYTES];
+
+	return !copy_from_user(tail, (void __user *)vaddr + 1, mi->len - 1) &&
+	       !memcmp(tail, mi->insn + 1, mi->len - 1);
+}
+
+/*
+ * Is the instruction behind a site's int3 at @vaddr still the one
+ * probed?  For one of up to eight bytes, one load that stays within the
+ * int3's page compares it (the bytes after it are the program's too).
  */
-bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
+static bool insn_unchanged(struct uprobe_mem_insn *mi, unsigned long vaddr)
+{
+	u64 now;
+
+	if (mi->len == 1)
+		return true;
+	if (mi->len <= sizeof(now) &&
+	    offset_in_page(vaddr) <= PAGE_SIZE - sizeof(now) &&
+	    !get_user(now, (u64 __user *)vaddr))
+		return !((now ^ get_unaligned((u64 *)mi->insn)) &
+			 GENMASK_ULL(mi->len * 8 - 1, 8));
+	return insn_tail_unchanged(mi, vaddr);
+}
+
+/*
+ * A push, as the CPU would run it, ip at @mi's int3: false if it cannot
+ * be done here (no push, a debugger single-stepping, the stack not
+ * writable), and the arch's emulation or the slot takes it.
+ */
+static bool emulate_push(struct uprobe_mem_insn *mi, struct pt_regs *regs)
+{
+	unsigned long sp = regs->sp - sizeof(long);
+
+	if (!mi->push || (regs->flags & X86_EFLAGS_TF) ||
+	    put_user(regs_get_register(regs, mi->push - 1),
+		     (unsigned long __user *)sp))
+		return false;
+	regs->sp = sp;
+	regs->ip += mi->len;
+	return true;
+}
+
+/*
+ * A breakpoint hit at @bp_vaddr, if it is one of this engine's, under
+ * uprobe_mem_srcu: runs the point's handlers, then the instruction
+ * (emulated, or from its slot; an instruction changed under the int3 is
+ * run again as it is now).  Returns true if the hit was this engine's.
+ */
+static bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 {
 	struct uprobe_mem_insn *mi;
 	struct uprobe_mem_site *s;
 	struct uprobe_task *utask;
-	u8 tail[MAX_UINSN_BYTES];
 	bool same;
 
 	if (!READ_ONCE(uprobe_mem_nr))
@@ -442,9 +543,7 @@ bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 	if (!s)
 		return moved_int3(regs, bp_vaddr);
 	mi = s->mi;
-	same = mi->len == 1 ||
-	       (!copy_from_user(tail, (void __user *)bp_vaddr + 1, mi->len - 1) &&
-		!memcmp(tail, mi->insn + 1, mi->len - 1));
+	same = insn_unchanged(mi, bp_vaddr);
 	if (test_bit(UPROBE_MEM_LOST, &s->flags) && !same) {
 		/* new code at a lost site's address: its int3 is not ours */
 		return false;
@@ -473,7 +572,7 @@ bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 	utask->auprobe = NULL;
 
 	/* a handler that moved ip took the instruction's place */
-	if (instruction_pointer(regs) != bp_vaddr ||
+	if (instruction_pointer(regs) != bp_vaddr || emulate_push(mi, regs) ||
 	    arch_uprobe_skip_sstep(&mi->arch, regs))
 		goto out;
 	if (mi->slot) {
@@ -486,6 +585,50 @@ bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 	}
 out:
 	return true;
+}
+
+/**
+ * uprobe_mem_int3 - a user int3: one of this engine's breakpoints?
+ * @regs: the user registers, ip after the int3
+ *
+ * Called from the int3 exception of a task in user mode, with interrupts
+ * off, before the die notifiers.  Through those, the inode engine only
+ * marks the task and looks its breakpoint up on the way back to user
+ * space; this engine takes its hits here, in one pass.  The exception of
+ * a user task runs in a context like a system call's: interrupts are on
+ * while the handlers run, and they may sleep.  An int3 that is not this
+ * engine's goes on to the die notifiers as before.
+ *
+ * Context: the int3 exception, from user mode; interrupts off.
+ * Return: true if the int3 was this engine's (@regs say where to go on).
+ */
+bool uprobe_mem_int3(struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	bool ours;
+	int idx;
+
+	/* a process with a site of ours has MMF_HAS_UPROBES */
+	if (!READ_ONCE(uprobe_mem_nr) || !mm ||
+	    !test_bit(MMF_HAS_UPROBES, &mm->flags))
+		return false;
+	local_irq_enable();
+	idx = srcu_read_lock(&uprobe_mem_srcu);
+	ours = uprobe_mem_swbp(regs, uprobe_get_swbp_addr(regs));
+	srcu_read_unlock(&uprobe_mem_srcu, idx);
+	local_irq_disable();
+	return ours;
+}
+
+/**
+ * uprobe_mem_sync - wait until no hit of this engine runs
+ *
+ * For the layer's uprobe_site_sync(): a hit that found a site before it
+ * was detached may still be running its handlers.
+ */
+void uprobe_mem_sync(void)
+{
+	synchronize_srcu(&uprobe_mem_srcu);
 }
 
 /**
@@ -508,7 +651,7 @@ void uprobe_mem_munmap(struct vm_area_struct *vma, unsigned long start,
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
 		if (s->mm == vma->vm_mm && s->vaddr >= start && s->vaddr < end)
-			set_bit(UPROBE_MEM_LOST, &s->flags);
+			uprobe_mem_site_lost(s);
 	}
 	spin_unlock(&uprobe_mem_lock);
 }

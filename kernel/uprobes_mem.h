@@ -21,12 +21,16 @@ struct uprobe_mem_insn {
 	u8 insn[MAX_UINSN_BYTES];	/* the instruction as it was */
 	u8 len;
 	u8 disp_off;			/* of a RIP-relative displacement, or 0 */
+	u8 push;			/* 1 + pt_regs offset of push's reg, or 0 */
 	unsigned long slot;		/* its slot, or 0: emulated only */
 };
 
 /* the sites and the slot pages: the lists, and the hash table's writers */
 extern spinlock_t uprobe_mem_lock;
 extern struct list_head uprobe_mem_sites;
+
+struct uprobe_mem_site;
+void uprobe_mem_site_lost(struct uprobe_mem_site *s);
 
 unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi,

@@ -102,7 +102,7 @@ static void slot_close(const struct vm_special_mapping *sm,
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
 		if (gone && s->mm == gone->mm && s->mi->slot >= gone->vaddr &&
 		    s->mi->slot < gone->vaddr + PAGE_SIZE)
-			set_bit(UPROBE_MEM_LOST, &s->flags);
+			uprobe_mem_site_lost(s);
 	}
 	spin_unlock(&uprobe_mem_lock);
 	if (gone) {

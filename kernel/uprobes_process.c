@@ -24,11 +24,11 @@
  *    first hit (see uprobes_inode.c) and never reach a handler.
  *
  * Delayed operations.  A handler runs with the engine's locks and RCU
- * (tasks trace) read side held; registering or unregistering from there
- * would wait on them.  So register_uprobe() and unregister_uprobe() called
- * from a handler check what they can at once (-EBUSY, -EINVAL), queue the
- * rest as task work of the probed thread and return -EINPROGRESS (or
- * nothing).  The task work runs when the thread leaves the trap, after
+ * read side held (tasks trace, or the memory engine's SRCU); registering
+ * or unregistering from there would wait on them.  So register_uprobe()
+ * and unregister_uprobe() called from a handler check what they can at
+ * once (-EBUSY, -EINVAL), queue the rest as task work of the probed
+ * thread and return -EINPROGRESS (or nothing).  The task work runs when the thread leaves the trap, after
  * every handler of the point has run; it performs the operation and then
  * calls registration_callback exactly once.  A probe being unregistered
  * this way stops running its handler at once.  If the thread is exiting,
@@ -43,14 +43,16 @@
  *    operations and the list of processes as the mm-exit hook reads it.
  *    Taken from handlers too.
  *  - the hit path (uprobe_point_hit) takes no lock: it walks the point's
- *    probes under the engine's rcu_read_lock_trace(); removal waits for
- *    that with uprobe_site_sync() (synchronize_rcu_tasks_trace()) outside
+ *    probes under the engine's sleepable RCU read side; removal waits for
+ *    that with uprobe_site_sync() (both engines' grace periods) outside
  *    uprobes_mutex, since a handler may sleep for long and every other
  *    registration would wait with it.  No handler takes the mutex (calls
  *    from a handler are delayed), so an attach that fails may undo
  *    itself with that wait under it (uprobes_inode.c, uprobes_mem.c).
- * Handlers run in task context, so kprobes may probe this file freely:
- * nothing here runs from the int3 trap itself.
+ * Handlers run in task context: the inode engine's on the way back to
+ * user space, the memory engine's in the int3 exception of a task that
+ * was in user mode, with interrupts on, as in a system call.  So kprobes
+ * may probe this file freely: nothing here runs from a kernel-mode trap.
  */
 #include <linux/uprobes.h>
 #include <linux/sched/mm.h>
@@ -116,18 +118,18 @@ static bool uprobe_set_state(struct uprobe *u, int old, int new)
  * @pp: the point the probed thread has reached
  * @regs: its user registers, ip at the probed instruction
  *
- * Called by the engine binding in the probed thread, under
- * rcu_read_lock_trace(); handlers may sleep and change @regs.
+ * Called by the engine binding in the probed thread, under its sleepable
+ * RCU read side; handlers may sleep and change @regs.
  */
 void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs)
 {
 	struct uprobe *u;
 
 	/*
-	 * The engine runs consumer handlers under RCU tasks trace (so that
-	 * they may sleep); the probe list is read in that flavour and
-	 * unregistration waits for it (uprobe_site_sync()).  That read side
-	 * is the engine's to assert (kernel/events/uprobes.c), hence "true".
+	 * The engines run handlers under a sleepable RCU flavour (tasks
+	 * trace, or the memory engine's SRCU); the probe list is read in it
+	 * and unregistration waits for both (uprobe_site_sync()).  That read
+	 * side is the engine's to assert, hence "true".
 	 */
 	list_for_each_entry_rcu(u, &pp->probes, list, true)
 		if (READ_ONCE(u->state) == UPROBE_ACTIVE)

@@ -97,6 +97,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 void uprobe_mem_detach(struct uprobe_point *pp);
 void uprobe_mem_release(struct uprobe_point *pp);
 void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp);
+void uprobe_mem_sync(void);
 #else
 static inline int uprobe_mem_attach(struct uprobe_point *pp,
 				    struct mm_struct *mm, struct file *file,
@@ -109,6 +110,7 @@ static inline void uprobe_mem_detach(struct uprobe_point *pp) { }
 static inline void uprobe_mem_release(struct uprobe_point *pp) { }
 static inline void uprobe_mem_show(struct seq_file *m,
 				   struct uprobe_point *pp) { }
+static inline void uprobe_mem_sync(void) { }
 #endif
 
 #endif /* _KERNEL_UPROBES_PROCESS_H */

@@ -264,8 +264,8 @@ c_jit_hits() {
 }
 c_jit_kinds() {
 	jit rwx
-	kinds jaddr jpush jriprel jcall jjcc
-	result_r "read-write-execute JIT memory: push, call, jcc (emulated), a RIP-relative load" \
+	kinds jaddr jpush jpushr jpushsp jriprel jcall jjcc
+	result_r "read-write-execute JIT memory: push %rbp, %r12, %rsp, call, jcc (emulated), a RIP-relative load" \
 		"(out of line): exact hits, results intact, bytes restored" $ok
 }
 c_jit_fork() {
@@ -484,6 +484,18 @@ c_churn() {
 	result_r "200 register/unregister rounds while the target runs threads and forks: results" \
 		"intact, nothing left" $?
 }
+c_jit_churn() {
+	jit rx; a=$(jaddr jlea)
+	ctl set 3 "$PA" "$a" count
+	echo "churn 3 200" > $C &
+	j=$!
+	ta storm jlea 8
+	wait $j
+	[ "${R#* bad }" = 0 ] && [ "$(sg 3 churnok)" = 200 ] && [ "$(sg 3 churnfail)" = 0 ] &&
+		! grep -q "^$PA " $L && [ "$(bytes "$PA" "$a" 4)" = 488d4701 ]
+	result_r "the same in JIT memory (the memory engine; forks strip what they inherit):" \
+		"results intact, nothing left" $?
+}
 c_exit_race() {
 	ok=0 i=0
 	while [ $i -lt 20 ]; do
@@ -517,7 +529,7 @@ API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_k
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
 c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
 c_jit_mremap c_jit_fault c_jit_fpe c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
-c_exit c_churn c_exit_race c_sample c_empty"
+c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 4, the others one each
 n_api=$(($(echo $API_CASES | wc -w) + 13))
 plan $((n_api + 1))

@@ -111,6 +111,36 @@ jit_push:
 	ret
 	.size jit_push, . - jit_push
 
+	/*
+	 * push %r12 (after a REX prefix) and push %rsp, probed at their
+	 * labels: each returns x only if the push stored the right value
+	 */
+	.globl jit_pushr
+	.type jit_pushr, @function
+jit_pushr:
+	push %r12
+	mov %rdi, %r12
+	.globl jit_pushr_insn
+jit_pushr_insn:
+	push %r12
+	pop %rax
+	pop %r12
+	ret
+	.size jit_pushr, . - jit_pushr
+
+	.globl jit_pushsp
+	.type jit_pushsp, @function
+jit_pushsp:
+	mov %rsp, %rcx
+	.globl jit_pushsp_insn
+jit_pushsp_insn:
+	push %rsp
+	pop %rdx
+	sub %rcx, %rdx
+	lea (%rdi,%rdx), %rax
+	ret
+	.size jit_pushsp, . - jit_pushsp
+
 	.globl jit_riprel
 	.type jit_riprel, @function
 jit_riprel:
