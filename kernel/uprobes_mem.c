@@ -51,8 +51,8 @@
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/unaligned.h>
-#include <linux/uprobes.h>
 #include <linux/srcu.h>
+#include <linux/uprobes.h>
 #include <asm/insn.h>
 
 #include "uprobes_process.h"
@@ -76,22 +76,24 @@ LIST_HEAD(uprobe_mem_sites);
 static LIST_HEAD(uprobe_mem_strips);
 static DEFINE_HASHTABLE(uprobe_mem_table, 8);
 static int uprobe_mem_nr;		/* sites; the hooks' fast way out */
-static atomic_t uprobe_mem_lost;	/* lost sites; moved_int3()'s */
+static int uprobe_mem_lost;		/* lost sites; moved_int3()'s */
 DEFINE_STATIC_SRCU(uprobe_mem_srcu);	/* the hits' read side */
 
-static u32 site_hash(struct mm_struct *mm, unsigned long vaddr)
+/* the hash table's key of a site: hash_add_rcu() and site_lookup() */
+static unsigned long site_key(struct mm_struct *mm, unsigned long vaddr)
 {
-	return hash_long((unsigned long)mm ^ vaddr, HASH_BITS(uprobe_mem_table));
+	return (unsigned long)mm ^ vaddr;
 }
 
 static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 					   unsigned long vaddr)
 {
 	struct uprobe_mem_site *s;
+	unsigned long b = hash_min(site_key(mm, vaddr),
+				   HASH_BITS(uprobe_mem_table));
 
-	/* under uprobe_mem_srcu, or uprobe_mem_lock, unchecked */
-	hash_for_each_possible_rcu_notrace(uprobe_mem_table, s, hnode,
-					   site_hash(mm, vaddr)) {
+	hlist_for_each_entry_srcu(s, &uprobe_mem_table[b], hnode,
+				  srcu_read_lock_held(&uprobe_mem_srcu)) {
 		if (s->mm == mm && s->vaddr == vaddr &&
 		    !test_bit(UPROBE_MEM_DEAD, &s->flags))
 			return s;
@@ -105,13 +107,20 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
  *
  * Counted, so that an int3 at no site looks for a lost one (moved_int3())
  * only while there is one: the inode engine's hits pass there too.
- * Called under uprobe_mem_lock, as site_unlist(), which uncounts it.
+ * Called under uprobe_mem_lock, as site_unlist(), which uncounts it.  A
+ * hit may still hold a site that was unlisted meanwhile: that one is
+ * detach's now, and is left alone.
+ *
+ * Return: false if @s was no longer listed.
  */
-void uprobe_mem_site_lost(struct uprobe_mem_site *s)
+bool uprobe_mem_site_lost(struct uprobe_mem_site *s)
 {
 	lockdep_assert_held(&uprobe_mem_lock);
+	if (hlist_unhashed(&s->hnode))
+		return false;
 	if (!test_and_set_bit(UPROBE_MEM_LOST, &s->flags))
-		atomic_inc(&uprobe_mem_lost);
+		WRITE_ONCE(uprobe_mem_lost, uprobe_mem_lost + 1);
+	return true;
 }
 
 /* @s leaves uprobe_mem_sites, under uprobe_mem_lock */
@@ -121,7 +130,7 @@ static void site_unlist(struct uprobe_mem_site *s)
 	list_del(&s->node);
 	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
 	if (test_bit(UPROBE_MEM_LOST, &s->flags))
-		atomic_dec(&uprobe_mem_lost);
+		WRITE_ONCE(uprobe_mem_lost, uprobe_mem_lost - 1);
 }
 
 /* ---- decode --------------------------------------------------------- */
@@ -168,9 +177,9 @@ static bool insn_is_branch(struct insn *insn)
  * emulate_push() with one put_user(), the commonest first instruction of
  * a function.  Returns 1 + the register's offset in pt_regs, or 0.
  */
-static u8 insn_push_reg(struct uprobe_mem_insn *mi)
+static u8 insn_push_reg(struct insn *insn)
 {
-	static const u8 regs[16] = {
+	static const u8 push_regs[16] = {
 		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
 		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
 		offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
@@ -180,12 +189,14 @@ static u8 insn_push_reg(struct uprobe_mem_insn *mi)
 		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
 		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
 	};
-	u8 rex = mi->len == 2 ? mi->insn[0] : 0, op = mi->insn[mi->len - 1];
+	u8 op = insn->opcode.bytes[0];
 
-	if (mi->len > 2 || (rex && (rex & 0xf0) != 0x40) ||
-	    op < 0x50 || op > 0x57)
+	/* no legacy prefix, no REX2 (whose B4 bit would name r16-r31) */
+	if (insn->prefixes.nbytes || insn->rex_prefix.nbytes > 1 ||
+	    insn->opcode.nbytes != 1 || op < 0x50 || op > 0x57)
 		return 0;
-	return 1 + regs[(op & 7) | (rex & 1) << 3];
+	return 1 + push_regs[(op & 7) |
+			     (X86_REX_B(insn->rex_prefix.value) ? 8 : 0)];
 }
 
 static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
@@ -210,7 +221,7 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 		return ret <= -EBADHANDLE ? -EOPNOTSUPP : ret;
 	if (insn_is_branch(&insn))
 		return 0;		/* emulated, no slot */
-	mi->push = insn_push_reg(mi);
+	mi->push = insn_push_reg(&insn);
 	if (insn_rip_relative(&insn))
 		mi->disp_off = insn_offset_displacement(&insn);
 	mi->slot = uprobe_mem_slot_get(mm, mi, vaddr);
@@ -322,7 +333,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	/* hashed (and seen by a fork) before the int3 can be hit */
 	spin_lock(&uprobe_mem_lock);
 	list_add_tail(&s->node, &uprobe_mem_sites);
-	hash_add_rcu(uprobe_mem_table, &s->hnode, site_hash(mm, s->vaddr));
+	hash_add_rcu(uprobe_mem_table, &s->hnode, site_key(mm, s->vaddr));
 	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr + 1);
 	spin_unlock(&uprobe_mem_lock);
 	/*
@@ -413,14 +424,36 @@ void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp)
 /*
  * The program changed the instruction under the int3, or the site was
  * lost: the first byte goes back (the program never wrote it) and the
- * code runs as it is now, unprobed from then on.
+ * code runs as it is now, unprobed from then on.  A site detached since
+ * the hit found it is detach's to restore (a new site may be at the same
+ * address already): nothing is written.
  */
 static int site_lose(struct uprobe_mem_site *s)
 {
+	bool listed;
+
 	spin_lock(&uprobe_mem_lock);
-	uprobe_mem_site_lost(s);
+	listed = uprobe_mem_site_lost(s);
 	spin_unlock(&uprobe_mem_lock);
+	if (!listed)
+		return 0;
 	return restore_byte(current->mm, s->vaddr, s->mi->insn[0]);
+}
+
+/*
+ * An int3 at no site that is no longer there: a probe removed while its
+ * hit was on the way.  The thread goes back to run what is there now, as
+ * the inode engine's handle_swbp() does through the die chain, but only
+ * while MMF_HAS_UPROBES is still set: it may be cleared by then.
+ */
+static bool gone_int3(struct pt_regs *regs, unsigned long bp_vaddr)
+{
+	u8 b;
+
+	if (get_user(b, (u8 __user *)bp_vaddr) || b == UPROBE_SWBP_INSN)
+		return false;
+	instruction_pointer_set(regs, bp_vaddr);
+	return true;
 }
 
 /*
@@ -441,7 +474,7 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 	bool any = false;
 	int n;
 
-	if (!atomic_read(&uprobe_mem_lost))
+	if (!READ_ONCE(uprobe_mem_lost))
 		return false;
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node)
@@ -529,8 +562,11 @@ static bool emulate_push(struct uprobe_mem_insn *mi, struct pt_regs *regs)
  * uprobe_mem_srcu: runs the point's handlers, then the instruction
  * (emulated, or from its slot; an instruction changed under the int3 is
  * run again as it is now).  Returns true if the hit was this engine's.
+ * Out of line: every user int3 of a process with uprobes passes through
+ * uprobe_mem_int3(), which should not pay this one's frame to leave.
  */
-static bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
+static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
+				     unsigned long bp_vaddr)
 {
 	struct uprobe_mem_insn *mi;
 	struct uprobe_mem_site *s;
@@ -541,7 +577,7 @@ static bool uprobe_mem_swbp(struct pt_regs *regs, unsigned long bp_vaddr)
 		return false;
 	s = site_lookup(current->mm, bp_vaddr);
 	if (!s)
-		return moved_int3(regs, bp_vaddr);
+		return gone_int3(regs, bp_vaddr) || moved_int3(regs, bp_vaddr);
 	mi = s->mi;
 	same = insn_unchanged(mi, bp_vaddr);
 	if (test_bit(UPROBE_MEM_LOST, &s->flags) && !same) {
@@ -599,8 +635,10 @@ out:
  * while the handlers run, and they may sleep.  An int3 that is not this
  * engine's goes on to the die notifiers as before.
  *
- * Context: the int3 exception, from user mode; interrupts off.
- * Return: true if the int3 was this engine's (@regs say where to go on).
+ * Context: the int3 exception, from user mode, interrupts off; enables
+ * them while it looks (and disables them again), and may sleep.
+ * Return: true if the int3 was this engine's, or one of its breakpoints
+ * that was removed meanwhile (@regs say where to go on).
  */
 bool uprobe_mem_int3(struct pt_regs *regs)
 {
@@ -625,6 +663,8 @@ bool uprobe_mem_int3(struct pt_regs *regs)
  *
  * For the layer's uprobe_site_sync(): a hit that found a site before it
  * was detached may still be running its handlers.
+ *
+ * Context: process context, may sleep (an SRCU grace period).
  */
 void uprobe_mem_sync(void)
 {

@@ -30,7 +30,7 @@ extern spinlock_t uprobe_mem_lock;
 extern struct list_head uprobe_mem_sites;
 
 struct uprobe_mem_site;
-void uprobe_mem_site_lost(struct uprobe_mem_site *s);
+bool uprobe_mem_site_lost(struct uprobe_mem_site *s);
 
 unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi,

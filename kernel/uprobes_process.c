@@ -28,11 +28,11 @@
  * or unregistering from there would wait on them.  So register_uprobe()
  * and unregister_uprobe() called from a handler check what they can at
  * once (-EBUSY, -EINVAL), queue the rest as task work of the probed
- * thread and return -EINPROGRESS (or nothing).  The task work runs when the thread leaves the trap, after
- * every handler of the point has run; it performs the operation and then
- * calls registration_callback exactly once.  A probe being unregistered
- * this way stops running its handler at once.  If the thread is exiting,
- * the work goes to a workqueue instead.
+ * thread and return -EINPROGRESS (or nothing).  The task work runs when
+ * the thread leaves the trap, after every handler of the point has run;
+ * it performs the operation and then calls registration_callback exactly
+ * once.  A probe being unregistered this way stops running its handler at
+ * once.  If the thread is exiting, the work goes to a workqueue instead.
  *
  * Locks and contexts.
  *  - uprobes_mutex: structure (processes, points, probe lists) and every

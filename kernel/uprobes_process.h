@@ -66,7 +66,7 @@ struct uprobe_process {
 struct uprobe_point {
 	struct uprobe_process *proc;
 	unsigned long vaddr;
-	struct list_head probes;	/* struct uprobe, RCU-tasks-trace */
+	struct list_head probes;	/* struct uprobe, the engine's RCU */
 	struct list_head node;		/* on proc->points */
 	struct uprobe_site site;	/* the engine's part */
 };

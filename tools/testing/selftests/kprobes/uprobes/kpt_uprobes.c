@@ -7,7 +7,8 @@
  *   set ID PID VADDR MODE [ARG [ARG2]]   configure a slot (not registered)
  *   reg ID / unreg ID                    register_uprobe / unregister_uprobe
  *   reset ID                             zero its counters
- *   churn ID N                           N x (register, unregister)
+ *   churn ID N [MS]                      N x (register, unregister), each
+ *                                        held MS milliseconds (default 0)
  *   seq                                  clear the order record
  * Modes (what the handler does, besides counting and recording ip, di
  * and the slot number in the order record):
@@ -188,13 +189,19 @@ static int cmd_set(struct slot *s, char *mode, long pid, unsigned long vaddr,
 	return 0;
 }
 
-static void churn(struct slot *s, long n)
+static void churn(struct slot *s, long n, long ms)
 {
 	while (n-- > 0) {
 		if (register_uprobe(&s->u)) {
 			s->churn_fail++;
 		} else {
 			s->churn_ok++;
+			/*
+			 * a window the target's threads can hit (TCG runs
+			 * one vCPU at a time, for a slice)
+			 */
+			if (ms > 0)
+				msleep(ms);
 			unregister_uprobe(&s->u);
 		}
 		cond_resched();
@@ -206,7 +213,7 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf,
 {
 	char buf[160], mode[16];
 	unsigned long vaddr = 0, arg = 0, arg2 = 0;
-	long pid = 0, n = 0;
+	long pid = 0, n = 0, ms = 0;
 	unsigned int id;
 	struct slot *s;
 	int ret = 0;
@@ -218,8 +225,8 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf,
 	buf[len] = 0;
 
 	/* without the lock: the suite drives the target meanwhile */
-	if (sscanf(buf, "churn %u %ld", &id, &n) == 2 && id < NSLOTS) {
-		churn(&slots[id], n);
+	if (sscanf(buf, "churn %u %ld %ld", &id, &n, &ms) >= 2 && id < NSLOTS) {
+		churn(&slots[id], n, ms);
 		return len;
 	}
 
