@@ -111,13 +111,10 @@ jit_push:
 	ret
 	.size jit_push, . - jit_push
 
-	/*
-	 * push %r12 (after a REX prefix) and push %rsp, probed at their
-	 * labels: each returns x only if the push stored the right value
-	 */
+	/* push %r12 (a REX prefix) and push %rsp, probed at their labels */
 	.globl jit_pushr
 	.type jit_pushr, @function
-jit_pushr:
+jit_pushr:			/* returns x if the push stored %r12 */
 	push %r12
 	mov %rdi, %r12
 	.globl jit_pushr_insn
@@ -130,7 +127,7 @@ jit_pushr_insn:
 
 	.globl jit_pushsp
 	.type jit_pushsp, @function
-jit_pushsp:
+jit_pushsp:			/* returns x if it stored the old %rsp */
 	mov %rsp, %rcx
 	.globl jit_pushsp_insn
 jit_pushsp_insn:
