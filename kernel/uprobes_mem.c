@@ -89,11 +89,10 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 					   unsigned long vaddr)
 {
 	struct uprobe_mem_site *s;
-	unsigned long b = hash_min(site_key(mm, vaddr),
-				   HASH_BITS(uprobe_mem_table));
 
-	hlist_for_each_entry_srcu(s, &uprobe_mem_table[b], hnode,
-				  srcu_read_lock_held(&uprobe_mem_srcu)) {
+	hash_for_each_possible_rcu(uprobe_mem_table, s, hnode,
+				   site_key(mm, vaddr),
+				   srcu_read_lock_held(&uprobe_mem_srcu)) {
 		if (s->mm == mm && s->vaddr == vaddr &&
 		    !test_bit(UPROBE_MEM_DEAD, &s->flags))
 			return s;
@@ -103,7 +102,7 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 
 /**
  * uprobe_mem_site_lost - the program took a site's code back
- * @s: the site, on uprobe_mem_sites
+ * @s: the site, which a hit may hold after it left uprobe_mem_sites
  *
  * Counted, so that an int3 at no site looks for a lost one (moved_int3())
  * only while there is one: the inode engine's hits pass there too.
@@ -160,13 +159,17 @@ static bool insn_needs_home(struct insn *insn)
 
 /*
  * Relative jumps, calls and jccs: the arch emulates them and a copy could
- * not run elsewhere, so they get no slot.  Push and nop are emulated at
- * the hit too, but keep a slot in case the arch declines.
+ * not run elsewhere, so they get no slot.  A VEX or EVEX instruction is
+ * none, whatever its opcode byte (vpshufd is 0x70 in its map): the arch's
+ * branch decode looks at that byte alone, so the engine never asks the
+ * arch to emulate anything else (uprobe_mem_insn.emulated).
  */
 static bool insn_is_branch(struct insn *insn)
 {
 	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
 
+	if (insn->vex_prefix.nbytes)
+		return false;
 	return op1 == 0xe8 || op1 == 0xe9 || op1 == 0xeb ||
 	       (op1 >= 0x70 && op1 <= 0x7f) ||
 	       (op1 == 0x0f && op2 >= 0x80 && op2 <= 0x8f);
@@ -191,9 +194,13 @@ static u8 insn_push_reg(struct insn *insn)
 	};
 	u8 op = insn->opcode.bytes[0];
 
-	/* no legacy prefix, no REX2 (whose B4 bit would name r16-r31) */
+	/*
+	 * no legacy prefix, no REX2 (whose B4 bit would name r16-r31), no
+	 * VEX (c5 f8 57 c0 is vxorps)
+	 */
 	if (insn->prefixes.nbytes || insn->rex_prefix.nbytes > 1 ||
-	    insn->opcode.nbytes != 1 || op < 0x50 || op > 0x57)
+	    insn->vex_prefix.nbytes || insn->opcode.nbytes != 1 ||
+	    op < 0x50 || op > 0x57)
 		return 0;
 	return 1 + push_regs[(op & 7) |
 			     (X86_REX_B(insn->rex_prefix.value) ? 8 : 0)];
@@ -219,8 +226,12 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 	ret = arch_uprobe_analyze_insn(&mi->arch, mm, vaddr);
 	if (ret)
 		return ret <= -EBADHANDLE ? -EOPNOTSUPP : ret;
-	if (insn_is_branch(&insn))
-		return 0;		/* emulated, no slot */
+	if (insn_is_branch(&insn)) {
+		mi->emulated = true;	/* no slot */
+		return 0;
+	}
+	/* a plain nop: the arch's emulation moves ip on */
+	mi->emulated = insn.length == 1 && insn.opcode.bytes[0] == 0x90;
 	mi->push = insn_push_reg(&insn);
 	if (insn_rip_relative(&insn))
 		mi->disp_off = insn_offset_displacement(&insn);
@@ -441,10 +452,11 @@ static int site_lose(struct uprobe_mem_site *s)
 }
 
 /*
- * An int3 at no site that is no longer there: a probe removed while its
- * hit was on the way.  The thread goes back to run what is there now, as
- * the inode engine's handle_swbp() does through the die chain, but only
- * while MMF_HAS_UPROBES is still set: it may be cleared by then.
+ * An int3 at no site that is no longer there (a probe of either engine,
+ * or a debugger's, removed while its hit was on the way): the thread goes
+ * back to run what is there now, as the inode engine's handle_swbp()
+ * would after the die chain and the way back to user space.  A shortcut
+ * only: the same holds for any process with MMF_HAS_UPROBES.
  */
 static bool gone_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 {
@@ -542,7 +554,8 @@ static bool insn_unchanged(struct uprobe_mem_insn *mi, unsigned long vaddr)
 /*
  * A push, as the CPU would run it, ip at @mi's int3: false if it cannot
  * be done here (no push, a debugger single-stepping, the stack not
- * writable), and the arch's emulation or the slot takes it.
+ * writable), and the slot runs it (where it traps or faults as the
+ * program's own push would).
  */
 static bool emulate_push(struct uprobe_mem_insn *mi, struct pt_regs *regs)
 {
@@ -609,7 +622,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 
 	/* a handler that moved ip took the instruction's place */
 	if (instruction_pointer(regs) != bp_vaddr || emulate_push(mi, regs) ||
-	    arch_uprobe_skip_sstep(&mi->arch, regs))
+	    (mi->emulated && arch_uprobe_skip_sstep(&mi->arch, regs)))
 		goto out;
 	if (mi->slot) {
 		instruction_pointer_set(regs, mi->slot);
@@ -637,8 +650,8 @@ out:
  *
  * Context: the int3 exception, from user mode, interrupts off; enables
  * them while it looks (and disables them again), and may sleep.
- * Return: true if the int3 was this engine's, or one of its breakpoints
- * that was removed meanwhile (@regs say where to go on).
+ * Return: true if the int3 was this engine's, or is no longer there
+ * (@regs say where to go on).
  */
 bool uprobe_mem_int3(struct pt_regs *regs)
 {

@@ -22,6 +22,7 @@ struct uprobe_mem_insn {
 	u8 len;
 	u8 disp_off;			/* of a RIP-relative displacement, or 0 */
 	u8 push;			/* 1 + pt_regs offset of push's reg, or 0 */
+	bool emulated;			/* by the arch: a branch, a nop */
 	unsigned long slot;		/* its slot, or 0: emulated only */
 };
 

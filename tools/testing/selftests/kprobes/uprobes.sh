@@ -268,6 +268,12 @@ c_jit_kinds() {
 	result_r "read-write-execute JIT memory: push %rbp, %r12, %rsp, call, jcc (emulated), a RIP-relative load" \
 		"(out of line): exact hits, results intact, bytes restored" $ok
 }
+c_jit_vex() {
+	jit rx
+	kinds jaddr jvexj jvexp
+	result_r "JIT memory: VEX instructions whose opcode byte is a jcc's (vpshufd) or a push's" \
+		"(vxorps) run as themselves, out of line: exact hits, results intact" $ok
+}
 c_jit_fork() {
 	jit rx; a=$(jaddr jlea)
 	ctl set 1 "$PA" "$a" count; ctl reg 1
@@ -536,7 +542,7 @@ c_empty() {
 
 API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
 c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
-c_signals c_errnos c_jit_hits c_jit_kinds c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
+c_signals c_errnos c_jit_hits c_jit_kinds c_jit_vex c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
 c_jit_mremap c_jit_fault c_jit_fpe c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
 c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 4, the others one each

@@ -39,8 +39,8 @@
  *     exec                    exec itself; the new image says "ready PID"
  *     exit                    exit
  * F is one of lea push riprel call jcc skip, or the JIT copies jlea jpush
- * jriprel jcall jjcc jpushr jpushsp (after "jit"; the last two probed at
- * a push %r12 and a push %rsp).  "bad" counts results that
+ * jriprel jcall jjcc jpushr jpushsp jvexj jvexp (after "jit"; the last
+ * four probed at a push %r12, a push %rsp, a vpshufd and a vxorps).  "bad" counts results that
  * differ from what F returns unprobed: a probed instruction that ran
  * wrongly shows there (a handler that changes registers on purpose shows
  * there too, and the suite expects it).
@@ -74,6 +74,7 @@ long jit_jcc(long x), jit_jcc_insn(long x), jit_load(long x);
 long jit_div(long x), jit_div_insn(long x);
 long jit_pushr(long x), jit_pushr_insn(long x);
 long jit_pushsp(long x), jit_pushsp_insn(long x);
+long jit_vexj(long x), jit_vexj_insn(long x), jit_vexp(long x);
 long ut_jit_begin(long x), ut_jit_end(long x);	/* labels: the bounds */
 static char *jit_base;		/* the copy, or NULL */
 static size_t jit_size;
@@ -103,6 +104,8 @@ static const struct target {
 	{ "jpush", jit_push, want_push, jit_push, 1 },
 	{ "jpushr", jit_pushr, want_push, (void *)jit_pushr_insn, 1 },
 	{ "jpushsp", jit_pushsp, want_push, (void *)jit_pushsp_insn, 1 },
+	{ "jvexj", jit_vexj, want_push, (void *)jit_vexj_insn, 1 },
+	{ "jvexp", jit_vexp, want_push, jit_vexp, 1 },
 	{ "jriprel", jit_riprel, want_riprel, jit_riprel, 1 },
 	{ "jcall", jit_call, want_call, jit_call, 1 },
 	{ "jjcc", jit_jcc, want_jcc, (void *)jit_jcc_insn, 1 },

@@ -125,6 +125,29 @@ jit_pushr_insn:
 	ret
 	.size jit_pushr, . - jit_pushr
 
+	/*
+	 * VEX instructions whose opcode byte is a jcc's (vpshufd: 0x70) and
+	 * a push's (vxorps: 0x57); each returns x only if it ran as itself
+	 */
+	.globl jit_vexj
+	.type jit_vexj, @function
+jit_vexj:
+	vmovq %rdi, %xmm0
+	.globl jit_vexj_insn
+jit_vexj_insn:
+	vpshufd $0x44, %xmm0, %xmm0
+	vpextrq $1, %xmm0, %rax
+	ret
+	.size jit_vexj, . - jit_vexj
+
+	.globl jit_vexp
+	.type jit_vexp, @function
+jit_vexp:
+	vxorps %xmm1, %xmm1, %xmm1
+	mov %rdi, %rax
+	ret
+	.size jit_vexp, . - jit_vexp
+
 	.globl jit_pushsp
 	.type jit_pushsp, @function
 jit_pushsp:			/* returns x if it stored the old %rsp */
