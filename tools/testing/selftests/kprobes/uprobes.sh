@@ -265,8 +265,8 @@ c_jit_hits() {
 c_jit_kinds() {
 	jit rwx
 	kinds jaddr jpush jpushr jpushsp jriprel jcall jjcc
-	result_r "read-write-execute JIT memory: push %rbp, %r12, %rsp, call, jcc (emulated), a RIP-relative load" \
-		"(out of line): exact hits, results intact, bytes restored" $ok
+	result_r "read-write-execute JIT memory: push %rbp, %r12, %rsp, call, jcc (emulated)," \
+		"a RIP-relative load (out of line): exact hits, results intact, bytes restored" $ok
 }
 c_jit_vex() {
 	jit rx
