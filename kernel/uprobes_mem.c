@@ -586,8 +586,6 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	struct uprobe_task *utask;
 	bool same;
 
-	if (!READ_ONCE(uprobe_mem_nr))
-		return false;
 	s = site_lookup(current->mm, bp_vaddr);
 	if (!s)
 		return gone_int3(regs, bp_vaddr) || moved_int3(regs, bp_vaddr);
