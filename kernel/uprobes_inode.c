@@ -176,6 +176,7 @@ int uprobe_site_attach(struct uprobe_point *pp, struct mm_struct *mm)
 		ret = -ESRCH;
 		goto out_put;
 	}
+	uprobe_mem_front_attach(pp, mm);
 	return 0;
 
 out_put:
@@ -193,10 +194,12 @@ out_put:
  */
 void uprobe_site_detach(struct uprobe_point *pp)
 {
-	if (pp->site.mem)
+	if (pp->site.mem) {
 		uprobe_mem_detach(pp);
-	else
-		uprobe_unregister_nosync(pp->site.ino.iu, &pp->site.ino.uc);
+		return;
+	}
+	uprobe_mem_front_detach(pp);	/* first: no hit passes us by */
+	uprobe_unregister_nosync(pp->site.ino.iu, &pp->site.ino.uc);
 }
 
 /**
@@ -222,6 +225,7 @@ void uprobe_site_release(struct uprobe_point *pp)
 		uprobe_mem_release(pp);
 		return;
 	}
+	uprobe_mem_front_release(pp);
 	if (pp->site.ino.file)
 		fput(pp->site.ino.file);
 	pp->site.ino.file = NULL;

@@ -106,9 +106,9 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
  *
  * Counted, so that an int3 at no site looks for a lost one (moved_int3())
  * only while there is one: the inode engine's hits pass there too.
- * Called under uprobe_mem_lock, as site_unlist(), which uncounts it.  A
- * hit may still hold a site that was unlisted meanwhile: that one is
- * detach's now, and is left alone.
+ * Called under uprobe_mem_lock, as uprobe_mem_site_unlist(), which
+ * uncounts it.  A hit may still hold a site that was unlisted meanwhile:
+ * that one is detach's now, and is left alone.
  *
  * Return: false if @s was no longer listed.
  */
@@ -122,9 +122,19 @@ bool uprobe_mem_site_lost(struct uprobe_mem_site *s)
 	return true;
 }
 
-/* @s leaves uprobe_mem_sites, under uprobe_mem_lock */
-static void site_unlist(struct uprobe_mem_site *s)
+/* @s (mm, vaddr set) goes into the hit table and on @list; under the lock */
+void uprobe_mem_site_list(struct uprobe_mem_site *s, struct list_head *list)
 {
+	lockdep_assert_held(&uprobe_mem_lock);
+	list_add_tail(&s->node, list);
+	hash_add_rcu(uprobe_mem_table, &s->hnode, site_key(s->mm, s->vaddr));
+	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr + 1);
+}
+
+/* ... and leaves them; a hit may hold it until uprobe_mem_sync() */
+void uprobe_mem_site_unlist(struct uprobe_mem_site *s)
+{
+	lockdep_assert_held(&uprobe_mem_lock);
 	hash_del_rcu(&s->hnode);
 	list_del(&s->node);
 	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
@@ -206,17 +216,22 @@ static u8 insn_push_reg(struct insn *insn)
 			     (X86_REX_B(insn->rex_prefix.value) ? 8 : 0)];
 }
 
-static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
-			unsigned long vaddr)
+/**
+ * uprobe_mem_insn_analyze - decode an instruction, and say how it will run
+ * @mi: its bytes in mi->insn
+ * @mm: the address space it is probed in
+ * @vaddr: ... and its address there
+ * @n: how many bytes of mi->insn are the program's
+ *
+ * Return: 0 once it is emulated or has a slot; -EOPNOTSUPP for one that
+ * neither can run, -EFAULT for a truncated one, -ENOMEM.
+ */
+int uprobe_mem_insn_analyze(struct uprobe_mem_insn *mi, struct mm_struct *mm,
+			    unsigned long vaddr, int n)
 {
 	struct insn insn;
-	int n, ret;
+	int ret;
 
-	n = access_remote_vm(mm, vaddr, mi->insn, sizeof(mi->insn), FOLL_FORCE);
-	if (n <= 0)
-		return -EFAULT;
-	if (mi->insn[0] == UPROBE_SWBP_INSN)
-		return -EBUSY;		/* a breakpoint we did not place */
 	if (insn_decode(&insn, mi->insn, n, INSN_MODE_64) < 0)
 		return n < sizeof(mi->insn) ? -EFAULT : -EOPNOTSUPP;
 	mi->len = insn.length;
@@ -237,6 +252,19 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 		mi->disp_off = insn_offset_displacement(&insn);
 	mi->slot = uprobe_mem_slot_get(mm, mi, vaddr);
 	return mi->slot ? 0 : -ENOMEM;
+}
+
+static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
+			unsigned long vaddr)
+{
+	int n;
+
+	n = access_remote_vm(mm, vaddr, mi->insn, sizeof(mi->insn), FOLL_FORCE);
+	if (n <= 0)
+		return -EFAULT;
+	if (mi->insn[0] == UPROBE_SWBP_INSN)
+		return -EBUSY;		/* a breakpoint we did not place */
+	return uprobe_mem_insn_analyze(mi, mm, vaddr, n);
 }
 
 /* ---- the engine binding's calls ----------------------------------- */
@@ -335,6 +363,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	if (ret)
 		goto out_free;
 
+	s->pp = pp;
 	s->mm = mm;
 	s->vaddr = pp->vaddr;
 	s->mi = mi;
@@ -343,9 +372,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	s->offset = offset;
 	/* hashed (and seen by a fork) before the int3 can be hit */
 	spin_lock(&uprobe_mem_lock);
-	list_add_tail(&s->node, &uprobe_mem_sites);
-	hash_add_rcu(uprobe_mem_table, &s->hnode, site_key(mm, s->vaddr));
-	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr + 1);
+	uprobe_mem_site_list(s, &uprobe_mem_sites);
 	spin_unlock(&uprobe_mem_lock);
 	/*
 	 * The inode engine recalculates (and may clear) the flag under
@@ -360,7 +387,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	if (!ret)
 		return 0;
 	spin_lock(&uprobe_mem_lock);
-	site_unlist(s);
+	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
 	uprobe_mem_sync();	/* a lookup of a foreign int3 there */
 out_free:
@@ -391,7 +418,7 @@ void uprobe_mem_detach(struct uprobe_point *pp)
 	}
 	/* after the byte: a trap that finds no site sees it back */
 	spin_lock(&uprobe_mem_lock);
-	site_unlist(s);
+	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
 }
 
@@ -591,6 +618,9 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 		return gone_int3(regs, bp_vaddr) || moved_int3(regs, bp_vaddr);
 	mi = s->mi;
 	same = insn_unchanged(mi, bp_vaddr);
+	if (test_bit(UPROBE_MEM_FRONT, &s->flags) &&
+	    !uprobe_mem_front_takes(s, regs, same))
+		return false;	/* the inode engine's, by the die notifiers */
 	if (test_bit(UPROBE_MEM_LOST, &s->flags) && !same) {
 		/* new code at a lost site's address: its int3 is not ours */
 		return false;
@@ -615,7 +645,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	if (!utask || task_sigpending(current))
 		goto out;
 	utask->auprobe = &mi->arch;
-	uprobe_point_hit(container_of(s, struct uprobe_point, site.m), regs);
+	uprobe_point_hit(s->pp, regs);
 	utask->auprobe = NULL;
 
 	/* a handler that moved ip took the instruction's place */
@@ -623,6 +653,8 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	    (mi->emulated && arch_uprobe_skip_sstep(&mi->arch, regs)))
 		goto out;
 	if (mi->slot) {
+		/* a trap from here on is the slot's (uprobe_mem_signal()) */
+		current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
 		instruction_pointer_set(regs, mi->slot);
 	} else {
 		/* a call whose push faulted, as the call itself would */
@@ -657,6 +689,10 @@ bool uprobe_mem_int3(struct pt_regs *regs)
 	bool ours;
 	int idx;
 
+	/* a held thread's slot, sites or not (uprobe_mem_signal()) */
+	if (unlikely(current->thread.trap_nr == UPROBE_MEM_HELD_NR) &&
+	    uprobe_mem_slot_trap(regs))
+		return true;
 	/* a process with a site of ours has MMF_HAS_UPROBES */
 	if (!READ_ONCE(uprobe_mem_nr) || !mm ||
 	    !test_bit(MMF_HAS_UPROBES, &mm->flags))
@@ -704,6 +740,7 @@ void uprobe_mem_munmap(struct vm_area_struct *vma, unsigned long start,
 		if (s->mm == vma->vm_mm && s->vaddr >= start && s->vaddr < end)
 			uprobe_mem_site_lost(s);
 	}
+	uprobe_mem_fronts_lost(vma->vm_mm, start, end);
 	spin_unlock(&uprobe_mem_lock);
 }
 

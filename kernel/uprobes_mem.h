@@ -10,10 +10,19 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/uprobes.h>
+#include <linux/uprobes_mem.h>
 
 /* struct uprobe_mem_site.flags */
 #define UPROBE_MEM_LOST		0	/* the program took the code back */
 #define UPROBE_MEM_DEAD		1	/* its mm is gone */
+#define UPROBE_MEM_FRONT	2	/* in front of an inode point */
+
+/*
+ * thread.trap_nr of a thread the handlers send to a slot, until it traps;
+ * of one whose signals wait for the slot's second copy (its int3)
+ */
+#define UPROBE_MEM_TRAP_NR	UINT_MAX
+#define UPROBE_MEM_HELD_NR	(UINT_MAX - 1)
 
 /* What runs in place of a site's int3. */
 struct uprobe_mem_insn {
@@ -32,10 +41,21 @@ extern struct list_head uprobe_mem_sites;
 
 struct uprobe_mem_site;
 bool uprobe_mem_site_lost(struct uprobe_mem_site *s);
+void uprobe_mem_site_list(struct uprobe_mem_site *s, struct list_head *list);
+void uprobe_mem_site_unlist(struct uprobe_mem_site *s);
+int uprobe_mem_insn_analyze(struct uprobe_mem_insn *mi, struct mm_struct *mm,
+			    unsigned long vaddr, int n);
+
+/* the fronts (uprobes_mem_front.c) */
+bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
+			    bool same);
+void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
+			    unsigned long end);
 
 unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi,
 				  unsigned long vaddr);
+bool uprobe_mem_slot_trap(struct pt_regs *regs);
 void uprobe_mem_slots_exit(struct mm_struct *mm);
 
 #endif /* _KERNEL_UPROBES_MEM_H */

@@ -28,6 +28,7 @@
 #include <linux/highmem.h>
 #include <linux/ptrace.h>
 #include <linux/rculist.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/security.h>
 #include <linux/slab.h>
@@ -36,7 +37,8 @@
 #include "uprobes_process.h"
 #include "uprobes_mem.h"
 
-#define UPROBE_MEM_SLOT_SIZE	32	/* an instruction and a jump back */
+#define UPROBE_MEM_SLOT_SIZE	64	/* a copy with a jump back, one with an int3 */
+#define UPROBE_MEM_SLOT_TRAP	32	/* the second copy's offset */
 #define UPROBE_MEM_SLOTS	(PAGE_SIZE / UPROBE_MEM_SLOT_SIZE)
 #define UPROBE_MEM_AREAS	16	/* slot pages per process, at most */
 #define UPROBE_MEM_REACH	(SZ_1G)	/* slot to probed code, at most */
@@ -170,10 +172,31 @@ static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
 }
 
 /*
+ * A copy of @mi's instruction, probed at @vaddr, at @at (@b's bytes): a
+ * RIP-relative displacement is rebased to reach the same target from
+ * there.  False if it cannot reach.
+ */
+static bool slot_copy(struct uprobe_mem_insn *mi, unsigned long vaddr,
+		      unsigned long at, u8 *b)
+{
+	memcpy(b, mi->insn, mi->len);
+	if (mi->disp_off) {
+		s64 disp = (s32)get_unaligned((u32 *)(b + mi->disp_off));
+
+		disp += (s64)vaddr - (s64)at;
+		if (disp != (s32)disp)
+			return false;
+		put_unaligned((u32)disp, (u32 *)(b + mi->disp_off));
+	}
+	return true;
+}
+
+/*
  * The slot's bytes for @mi, probed at @vaddr, placed at @slot: the
- * instruction (a RIP-relative displacement rebased to reach the same
- * target from there), then "jmp *0(%rip)" and the address of the next
- * instruction.  False if the displacement cannot reach from @slot.
+ * instruction, then "jmp *0(%rip)" and the address of the next
+ * instruction; at UPROBE_MEM_SLOT_TRAP a second copy followed by an int3,
+ * which a thread runs when a signal came before the first copy ran
+ * (uprobe_mem_signal()).  False if a displacement cannot reach.
  */
 static bool slot_fill(struct uprobe_mem_insn *mi, unsigned long vaddr,
 		      unsigned long slot, u8 *b)
@@ -181,15 +204,10 @@ static bool slot_fill(struct uprobe_mem_insn *mi, unsigned long vaddr,
 	u64 next = vaddr + mi->len;
 
 	memset(b, UPROBE_SWBP_INSN, UPROBE_MEM_SLOT_SIZE);
-	memcpy(b, mi->insn, mi->len);
-	if (mi->disp_off) {
-		s64 disp = (s32)get_unaligned((u32 *)(b + mi->disp_off));
-
-		disp += (s64)vaddr - (s64)slot;
-		if (disp != (s32)disp)
-			return false;
-		put_unaligned((u32)disp, (u32 *)(b + mi->disp_off));
-	}
+	if (!slot_copy(mi, vaddr, slot, b) ||
+	    !slot_copy(mi, vaddr, slot + UPROBE_MEM_SLOT_TRAP,
+		       b + UPROBE_MEM_SLOT_TRAP))
+		return false;
 	b[mi->len] = 0xff;			/* jmp *0(%rip) */
 	b[mi->len + 1] = 0x25;
 	memset(b + mi->len + 2, 0, 4);
@@ -294,59 +312,115 @@ out:
 }
 
 /*
- * Where a thread whose ip is @ip would be without the probe: the probed
- * instruction whose slot holds @ip in current's memory if it has not
- * completed there, the next one if it has (@ip on the jump back); 0 if
- * @ip is in no slot.  Lockless (RCU), so that a trap may ask with
- * interrupts off.
+ * The slot of current's memory that holds @ip: false if none, else the
+ * probed instruction's address and length, and @ip's offset in the slot.
+ * Lockless (RCU), so that a trap may ask with interrupts off.
  */
-static unsigned long slot_owner(unsigned long ip)
+static bool slot_find(unsigned long ip, unsigned long *vaddr,
+		      unsigned int *len, unsigned long *off)
 {
-	unsigned long i, off, vaddr = 0;
 	struct uprobe_mem_area *a;
-	unsigned int len;
+	bool found = false;
+	unsigned long i;
 
 	if (list_empty(&uprobe_mem_areas))
-		return 0;
+		return false;
 	rcu_read_lock();
 	list_for_each_entry_rcu(a, &uprobe_mem_areas, node) {
 		if (a->mm != current->mm || ip < a->vaddr ||
 		    ip >= a->vaddr + PAGE_SIZE)
 			continue;
 		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
-		off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
+		*off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
 		/* paired with uprobe_mem_slot_get(): the entry, then ->used */
 		if (i < smp_load_acquire(&a->used)) {
-			vaddr = READ_ONCE(a->slot[i].vaddr);
-			len = READ_ONCE(a->slot[i].len);
-			vaddr += off < len ? 0 : len;
+			*vaddr = READ_ONCE(a->slot[i].vaddr);
+			*len = READ_ONCE(a->slot[i].len);
+			found = true;
 		}
 		break;
 	}
 	rcu_read_unlock();
-	return vaddr;
+	return found;
+}
+
+/* is the copy that @off is in done with?  (@off on its jump or int3) */
+static bool slot_done(unsigned long off, unsigned int len)
+{
+	return off % UPROBE_MEM_SLOT_TRAP >= len;
 }
 
 /**
  * uprobe_mem_signal - a signal for current: no ip in a slot shows
  *
  * Called by get_signal() before it delivers, stops for ptrace or dumps
- * core.  A thread in a slot (its instruction faulted, or a signal came
- * before or after it ran) is put where it would be without the probe:
- * at the probed instruction if that has not completed (it runs, and is
- * probed, again when the handler returns, as after a fault under the
- * inode engine), at the next one if it has.
+ * core.  A thread in a slot is put where it would be without the probe:
+ * at the probed instruction if that has not completed (its instruction
+ * faulted: it runs, and is probed, again when the handler returns, as
+ * after a fault under the inode engine), at the next one if it has.
+ *
+ * A thread that the handlers sent to a slot and that has not run its
+ * instruction yet (a signal came on its way there) would run them a
+ * second time from the probed address: that instruction runs first,
+ * from the slot's second copy, with signals held as the inode engine
+ * holds them while it single-steps; the int3 after that copy
+ * (uprobe_mem_slot_trap()) lets them in, at the next instruction.
+ *
+ * Return: true if the signals wait until then.
  */
-void uprobe_mem_signal(void)
+bool uprobe_mem_signal(void)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long vaddr;
+	unsigned long ip, vaddr, off;
+	unsigned int len;
 
 	if (!user_mode(regs))
-		return;
-	vaddr = slot_owner(instruction_pointer(regs));
-	if (vaddr)
-		instruction_pointer_set(regs, vaddr);
+		return false;
+	ip = instruction_pointer(regs);
+	if (!slot_find(ip, &vaddr, &len, &off))
+		return false;
+	/* at either copy's first byte, and it has not trapped: held */
+	if (!(off % UPROBE_MEM_SLOT_TRAP) &&
+	    (current->thread.trap_nr == UPROBE_MEM_TRAP_NR ||
+	     current->thread.trap_nr == UPROBE_MEM_HELD_NR) &&
+	    !fatal_signal_pending(current)) {
+		spin_lock_irq(&current->sighand->siglock);
+		clear_tsk_thread_flag(current, TIF_SIGPENDING);
+		spin_unlock_irq(&current->sighand->siglock);
+		current->thread.trap_nr = UPROBE_MEM_HELD_NR;
+		instruction_pointer_set(regs, ip - off + UPROBE_MEM_SLOT_TRAP);
+		return true;
+	}
+	instruction_pointer_set(regs, vaddr + (slot_done(off, len) ? len : 0));
+	return false;
+}
+
+/**
+ * uprobe_mem_slot_trap - the int3 after a slot's second copy?
+ * @regs: a user int3's registers, ip after the int3
+ *
+ * The instruction has run: the thread goes on at the next one, and the
+ * signals uprobe_mem_signal() held are let in.  Asked for every user
+ * int3 of a process with uprobes: only a held thread looks further.
+ *
+ * Context: the int3 exception, from user mode; interrupts on or off.
+ * Return: true if the int3 was one of those.
+ */
+bool uprobe_mem_slot_trap(struct pt_regs *regs)
+{
+	unsigned long vaddr, off, flags;
+	unsigned int len;
+
+	if (current->thread.trap_nr != UPROBE_MEM_HELD_NR ||
+	    !slot_find(instruction_pointer(regs) - 1, &vaddr, &len, &off) ||
+	    off < UPROBE_MEM_SLOT_TRAP || !slot_done(off, len))
+		return false;
+	current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
+	instruction_pointer_set(regs, vaddr + len);
+	spin_lock_irqsave(&current->sighand->siglock, flags);
+	recalc_sigpending();
+	spin_unlock_irqrestore(&current->sighand->siglock, flags);
+	return true;
 }
 
 /**
@@ -360,12 +434,12 @@ void uprobe_mem_signal(void)
  */
 unsigned long uprobe_mem_trap_addr(struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs), vaddr;
+	unsigned long ip = instruction_pointer(regs), vaddr, off;
+	unsigned int len;
 
-	if (!user_mode(regs))
+	if (!user_mode(regs) || !slot_find(ip, &vaddr, &len, &off))
 		return ip;
-	vaddr = slot_owner(ip);
-	return vaddr ?: ip;
+	return vaddr + (slot_done(off, len) ? len : 0);
 }
 
 /**

@@ -28,6 +28,7 @@ struct uprobe_inode_site {
 	struct inode_uprobe *iu;	/* the probe at (inode, offset) */
 	struct file *file;		/* keeps the inode and its mount */
 	loff_t offset;			/* of the instruction in @file */
+	struct uprobe_mem_site *front;	/* the memory engine's, or NULL */
 };
 
 struct uprobe_mem_insn;
@@ -36,6 +37,7 @@ struct uprobe_mem_insn;
 struct uprobe_mem_site {
 	struct hlist_node hnode;	/* in the hit table, RCU */
 	struct list_head node;		/* on the engine's list of sites */
+	struct uprobe_point *pp;	/* whose it is */
 	struct mm_struct *mm;		/* the point's: with vaddr, the key */
 	unsigned long vaddr;
 	struct uprobe_mem_insn *mi;	/* what runs in place of the int3 */
@@ -98,6 +100,9 @@ void uprobe_mem_detach(struct uprobe_point *pp);
 void uprobe_mem_release(struct uprobe_point *pp);
 void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp);
 void uprobe_mem_sync(void);
+void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm);
+void uprobe_mem_front_detach(struct uprobe_point *pp);
+void uprobe_mem_front_release(struct uprobe_point *pp);
 #else
 static inline int uprobe_mem_attach(struct uprobe_point *pp,
 				    struct mm_struct *mm, struct file *file,
@@ -111,6 +116,10 @@ static inline void uprobe_mem_release(struct uprobe_point *pp) { }
 static inline void uprobe_mem_show(struct seq_file *m,
 				   struct uprobe_point *pp) { }
 static inline void uprobe_mem_sync(void) { }
+static inline void uprobe_mem_front_attach(struct uprobe_point *pp,
+					   struct mm_struct *mm) { }
+static inline void uprobe_mem_front_detach(struct uprobe_point *pp) { }
+static inline void uprobe_mem_front_release(struct uprobe_point *pp) { }
 #endif
 
 #endif /* _KERNEL_UPROBES_PROCESS_H */

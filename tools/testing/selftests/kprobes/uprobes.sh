@@ -262,6 +262,28 @@ c_jit_hits() {
 	result_r "anonymous JIT code, 4 threads x 250 calls: 1000 hits, ip and di right," \
 		"results intact, listed as mem [anon], bytes original after" $r
 }
+# sigwait F ADDR SUM: a handler that sleeps at ADDR (target F) while
+# signals come, 50 calls: each signal that came during a handler waits
+# until the instruction has run (one hit per call, none twice)
+sigwait() {
+	ctl set 1 "$PA" "$2" sleep; ctl reg 1
+	ta sig "$1" 50
+	sigs=$(field sigs)
+	[ "${R% sigs*}" = "sum $3 bad 0" ] && [ "$(sg 1 hits)" = 50 ] && [ "$sigs" -gt 0 ]
+	_r=$?
+	ctl unreg 1
+	return $_r
+}
+c_sigwait() {
+	sigwait riprel "$A_riprel" 1575
+	result_r "signals while a sleeping handler runs (file text, out of line): 50 calls," \
+		"50 hits, results intact ($sigs signals)" $?
+}
+c_jit_sigwait() {
+	jit rx
+	sigwait jlea "$(jaddr jlea)" 1275
+	result_r "the same in JIT code: 50 calls, 50 hits, results intact ($sigs signals)" $?
+}
 c_jit_kinds() {
 	jit rwx
 	kinds jaddr jpush jpushr jpushsp jriprel jcall jjcc
@@ -386,6 +408,32 @@ c_tracefs_baseline() {
 	ev_off
 	[ "$n" = 30 ]
 	result_r "a uprobe_events probe on the target: 30 calls, 30 events" $?
+}
+# nr_on / nr_count: a kprobe event on uprobe_notify_resume(), the inode
+# engine's pass on the way back to user space, and its passes in target A
+nr_on() {
+	echo "p:kptu/nr uprobe_notify_resume" >> $T/kprobe_events &&
+		echo 1 > $T/events/kptu/nr/enable && echo > $T/trace
+}
+nr_count() { grep -c -- "-$PA .* nr: (" $T/trace; }
+c_front() {
+	ctl reset 0
+	nr_on; ta call lea 50
+	r=0; n=$(nr_count)
+	[ "$n" = 0 ] && [ "$(sg 0 hits)" = 50 ] || { r=1; diag "alone: passes $n, hits" \
+		"$(sg 0 hits)"; }
+	ev_on; ta call lea 20
+	n=$(nr_count); e=$(ev_count)
+	ev_off
+	[ "$n" -ge 20 ] && [ "$e" = 20 ] && [ "$(sg 0 hits)" = 70 ] || { r=1; diag "beside" \
+		"an event: passes $n, events $e, hits $(sg 0 hits)"; }
+	echo > $T/trace; ta call lea 10
+	n=$(nr_count)
+	[ "$n" = 0 ] && [ "$(sg 0 hits)" = 80 ] && [ "$R" = "sum 55 bad 0" ] || { r=1
+		diag "alone again: passes $n, hits $(sg 0 hits)"; }
+	echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events
+	result_r "a probe alone on file text takes its hits in the trap (no" \
+		"uprobe_notify_resume()); beside a uprobe_events probe the inode engine runs both" $r
 }
 c_coexist() {
 	ctl reset 0
@@ -540,11 +588,12 @@ c_empty() {
 	result_r "nothing left registered; the driver unloads" $?
 }
 
-API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds
-c_sleep c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail
-c_signals c_errnos c_jit_hits c_jit_kinds c_jit_vex c_jit_fork c_jit_rewrite c_jit_tail c_jit_unmap
-c_jit_mremap c_jit_fault c_jit_fpe c_wx c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec
-c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
+API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_kinds c_sleep
+c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail c_signals
+c_sigwait c_errnos c_jit_hits c_jit_sigwait c_jit_kinds c_jit_vex c_jit_fork
+c_jit_rewrite c_jit_tail c_jit_unmap c_jit_mremap c_jit_fault c_jit_fpe c_wx c_front
+c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec c_exit c_churn c_jit_churn
+c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 4, the others one each
 n_api=$(($(echo $API_CASES | wc -w) + 13))
 plan $((n_api + 1))

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Per-process uprobes, memory engine: fronts.  A point on read-only file
+ * text stays the inode engine's: its int3 is shared with uprobe_events,
+ * perf and BPF, whose probes on the same instruction must go on seeing
+ * every hit, and whose removal must not take ours out (or ours theirs).
+ * But that engine takes a hit in two passes: the die notifiers mark the
+ * task, and on its way back to user space the engine looks the breakpoint
+ * up under mmap_lock, runs its consumers, and then single-steps the
+ * instruction out of line, a second trap.
+ *
+ * A front is a site of the memory engine in front of such a point: in
+ * the same hit table, keyed by (mm, address), with the instruction read
+ * from the file and made ready as for the engine's own sites (emulated,
+ * or run from a slot and jumped back from).  It writes no byte: the int3
+ * is the inode engine's, placed for our consumer.  The int3 exception
+ * finds the front first (uprobe_mem_int3()).  While our consumer is the
+ * inode probe's only one, and the instruction behind the int3 is the
+ * file's, the hit is taken there in one pass, as for the engine's own
+ * sites.  Otherwise (another consumer came: a uprobe_events, perf or BPF
+ * probe, a uretprobe; the bytes there are not what the front read) the
+ * exception goes on to the die notifiers, and the inode engine runs all
+ * its consumers, ours among them.  Either way our handlers run once per
+ * hit, by one engine or the other, and the other consumers see every hit
+ * they would have seen: one that registers while a hit is being taken
+ * here may miss that hit, as if it had come just before it registered.
+ *
+ * A front is lost when its memory is unmapped: the address may then hold
+ * other text, whose int3 would not be our probe's.  A fork child has no
+ * front (the hit table is keyed by mm): the inode engine strips it.
+ *
+ * Locks: fronts are added and removed under the layer's mutex, their
+ * list and the hit table under uprobe_mem_lock; a hit finds one under
+ * uprobe_mem_srcu, which uprobe_site_sync() waits for before
+ * uprobe_mem_front_release().
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mmu_context.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate_trace.h>
+#include <linux/slab.h>
+#include <linux/uprobes_mem.h>
+
+#include "uprobes_process.h"
+#include "uprobes_mem.h"
+
+/* the fronts, under uprobe_mem_lock; the munmap hook loses them */
+static LIST_HEAD(uprobe_mem_fronts);
+
+/**
+ * uprobe_mem_front_attach - take an inode point's hits where it can
+ * @pp: a point the inode engine has just placed in @mm
+ * @mm: its address space, with a reference (mm_users) held
+ *
+ * Optional: a point with no front (a 32-bit process, an instruction this
+ * engine cannot run, no memory) keeps every hit on the inode engine's
+ * way, as before.
+ */
+void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
+{
+	struct uprobe_inode_site *ino = &pp->site.ino;
+	struct uprobe_mem_site *s;
+	loff_t pos = ino->offset;
+	ssize_t n;
+
+	ino->front = NULL;
+	if (!is_64bit_mm(mm))
+		return;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return;
+	s->mi = kzalloc(sizeof(*s->mi), GFP_KERNEL);
+	if (!s->mi)
+		goto out_free;
+	/* the file's bytes: memory holds the int3 already */
+	n = kernel_read(ino->file, s->mi->insn, sizeof(s->mi->insn), &pos);
+	if (n <= 0 || s->mi->insn[0] == UPROBE_SWBP_INSN ||
+	    uprobe_mem_insn_analyze(s->mi, mm, pp->vaddr, n))
+		goto out_free;
+	s->pp = pp;
+	s->mm = mm;
+	s->vaddr = pp->vaddr;
+	s->flags = BIT(UPROBE_MEM_FRONT);
+	spin_lock(&uprobe_mem_lock);
+	uprobe_mem_site_list(s, &uprobe_mem_fronts);
+	spin_unlock(&uprobe_mem_lock);
+	ino->front = s;
+	return;
+
+out_free:
+	kfree(s->mi);
+	kfree(s);
+}
+
+/**
+ * uprobe_mem_front_detach - the inode engine takes every hit again
+ * @pp: an inode point, before its consumer is unregistered
+ *
+ * A hit that found the front may still be running; uprobe_site_sync()
+ * waits for it.
+ */
+void uprobe_mem_front_detach(struct uprobe_point *pp)
+{
+	struct uprobe_mem_site *s = pp->site.ino.front;
+
+	if (!s)
+		return;
+	spin_lock(&uprobe_mem_lock);
+	uprobe_mem_site_unlist(s);
+	spin_unlock(&uprobe_mem_lock);
+}
+
+/**
+ * uprobe_mem_front_release - free a detached, synced front
+ * @pp: its point
+ */
+void uprobe_mem_front_release(struct uprobe_point *pp)
+{
+	struct uprobe_mem_site *s = pp->site.ino.front;
+
+	if (!s)
+		return;
+	kfree(s->mi);
+	kfree(s);
+	pp->site.ino.front = NULL;
+}
+
+/**
+ * uprobe_mem_front_takes - is a hit at front @s this engine's to take?
+ * @s: the front the hit found
+ * @regs: the hit's registers
+ * @same: whether the instruction behind the int3 is the one @s read
+ *
+ * Context: the hit, under uprobe_mem_srcu.
+ * Return: true if our consumer is the inode probe's only one and @s can
+ * run the instruction; false leaves the hit to the inode engine.
+ */
+bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
+			    bool same)
+{
+	struct uprobe_inode_site *ino = &s->pp->site.ino;
+	bool sole;
+
+	if (!same || test_bit(UPROBE_MEM_LOST, &s->flags) ||
+	    !user_64bit_mode(regs))
+		return false;
+	/*
+	 * The inode probe goes after a tasks trace grace period, once our
+	 * consumer is unregistered, which detach does after it unlisted
+	 * the front: a front still listed inside the read side has it.
+	 */
+	rcu_read_lock_trace();
+	sole = !hlist_unhashed_lockless(&s->hnode) &&
+	       uprobe_sole_consumer(ino->iu, &ino->uc);
+	rcu_read_unlock_trace();
+	return sole;
+}
+
+/**
+ * uprobe_mem_fronts_lost - @mm's memory in [@start, @end) goes away
+ * @mm: the address space
+ * @start: ...
+ * @end: ...
+ *
+ * Context: from uprobe_mem_munmap(), under uprobe_mem_lock.
+ */
+void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
+			    unsigned long end)
+{
+	struct uprobe_mem_site *s;
+
+	list_for_each_entry(s, &uprobe_mem_fronts, node) {
+		if (s->mm == mm && s->vaddr >= start && s->vaddr < end)
+			uprobe_mem_site_lost(s);
+	}
+}
