@@ -611,22 +611,20 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	struct uprobe_mem_insn *mi;
 	struct uprobe_mem_site *s;
 	struct uprobe_task *utask;
-	bool same;
+	bool same, lost;
 
 	s = site_lookup(current->mm, bp_vaddr);
 	if (!s)
 		return gone_int3(regs, bp_vaddr) || moved_int3(regs, bp_vaddr);
 	mi = s->mi;
 	same = insn_unchanged(mi, bp_vaddr);
+	lost = test_bit(UPROBE_MEM_LOST, &s->flags);	/* read once */
 	if (test_bit(UPROBE_MEM_FRONT, &s->flags) &&
-	    !uprobe_mem_front_takes(s, regs, same))
+	    !uprobe_mem_front_takes(s, regs, same && !lost))
 		return false;	/* the inode engine's, by the die notifiers */
-	if (test_bit(UPROBE_MEM_LOST, &s->flags) && !same) {
-		/* new code at a lost site's address: its int3 is not ours */
-		return false;
-	}
-	if (test_bit(UPROBE_MEM_LOST, &s->flags) || !same ||
-	    !user_64bit_mode(regs)) {
+	if (lost && !same)
+		return false;	/* new code at a lost site's address */
+	if (lost || !same || !user_64bit_mode(regs)) {
 		/* if the byte cannot go back, the int3 is left to SIGTRAP */
 		if (site_lose(s))
 			return false;
@@ -653,9 +651,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	    (mi->emulated && arch_uprobe_skip_sstep(&mi->arch, regs)))
 		goto out;
 	if (mi->slot) {
-		/* a trap from here on is the slot's (uprobe_mem_signal()) */
-		current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
-		instruction_pointer_set(regs, mi->slot);
+		uprobe_mem_slot_enter(regs, utask, mi->slot);
 	} else {
 		/* a call whose push faulted, as the call itself would */
 		instruction_pointer_set(regs, bp_vaddr);
@@ -686,21 +682,21 @@ out:
 bool uprobe_mem_int3(struct pt_regs *regs)
 {
 	struct mm_struct *mm = current->mm;
-	bool ours;
+	bool ours, held;
 	int idx;
 
-	/* a held thread's slot, sites or not (uprobe_mem_signal()) */
-	if (unlikely(current->thread.trap_nr == UPROBE_MEM_HELD_NR) &&
-	    uprobe_mem_slot_trap(regs))
-		return true;
-	/* a process with a site of ours has MMF_HAS_UPROBES */
-	if (!READ_ONCE(uprobe_mem_nr) || !mm ||
-	    !test_bit(MMF_HAS_UPROBES, &mm->flags))
+	/* a site's process has MMF_HAS_UPROBES; a held thread, a slot */
+	held = current->thread.trap_nr == UPROBE_MEM_HELD_NR;
+	if (!held && (!READ_ONCE(uprobe_mem_nr) || !mm ||
+		      !test_bit(MMF_HAS_UPROBES, &mm->flags)))
 		return false;
 	local_irq_enable();
-	idx = srcu_read_lock(&uprobe_mem_srcu);
-	ours = uprobe_mem_swbp(regs, uprobe_get_swbp_addr(regs));
-	srcu_read_unlock(&uprobe_mem_srcu, idx);
+	ours = held && uprobe_mem_slot_trap(regs);
+	if (!ours) {
+		idx = srcu_read_lock(&uprobe_mem_srcu);
+		ours = uprobe_mem_swbp(regs, uprobe_get_swbp_addr(regs));
+		srcu_read_unlock(&uprobe_mem_srcu, idx);
+	}
 	local_irq_disable();
 	return ours;
 }
@@ -740,7 +736,7 @@ void uprobe_mem_munmap(struct vm_area_struct *vma, unsigned long start,
 		if (s->mm == vma->vm_mm && s->vaddr >= start && s->vaddr < end)
 			uprobe_mem_site_lost(s);
 	}
-	uprobe_mem_fronts_lost(vma->vm_mm, start, end);
+	uprobe_mem_fronts_lost(vma->vm_mm, start, end, false);
 	spin_unlock(&uprobe_mem_lock);
 }
 

@@ -50,12 +50,14 @@ int uprobe_mem_insn_analyze(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
 			    bool same);
 void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
-			    unsigned long end);
+			    unsigned long end, bool slots);
 
 unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi,
 				  unsigned long vaddr);
 bool uprobe_mem_slot_trap(struct pt_regs *regs);
+void uprobe_mem_slot_enter(struct pt_regs *regs, struct uprobe_task *utask,
+			   unsigned long slot);
 void uprobe_mem_slots_exit(struct mm_struct *mm);
 
 #endif /* _KERNEL_UPROBES_MEM_H */

@@ -31,14 +31,17 @@
  *
  * Locks: fronts are added and removed under the layer's mutex, their
  * list and the hit table under uprobe_mem_lock; a hit finds one under
- * uprobe_mem_srcu, which uprobe_site_sync() waits for before
- * uprobe_mem_front_release().
+ * uprobe_mem_srcu, which detach waits for before our consumer (and with
+ * it maybe the inode probe) goes, so that a hit may ask the inode probe
+ * about its consumers.
  */
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/mmu_context.h>
 #include <linux/ptrace.h>
-#include <linux/rcupdate_trace.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uprobes_mem.h>
 
@@ -47,6 +50,36 @@
 
 /* the fronts, under uprobe_mem_lock; the munmap hook loses them */
 static LIST_HEAD(uprobe_mem_fronts);
+
+/*
+ * Up to @n bytes of @file at @pos, read from the page cache as the inode
+ * engine reads its copy (no read permission hook, no fsnotify event, no
+ * fanotify daemon to wait for under the layer's mutex); fewer at the end
+ * of the file.  Returns how many, or -errno.
+ */
+static int front_read(struct file *file, loff_t pos, u8 *buf, int n)
+{
+	struct address_space *mapping = file->f_mapping;
+	struct folio *folio;
+	int done = 0, c;
+
+	n = min_t(loff_t, n, i_size_read(file_inode(file)) - pos);
+	while (done < n) {
+		/* a mapping without ->read_folio is shmem's (memfd) */
+		folio = mapping->a_ops->read_folio ?
+			read_mapping_folio(mapping, (pos + done) >> PAGE_SHIFT, file) :
+			shmem_read_folio(mapping, (pos + done) >> PAGE_SHIFT);
+		if (IS_ERR(folio))
+			return PTR_ERR(folio);
+		c = min_t(size_t, n - done,
+			  folio_size(folio) - offset_in_folio(folio, pos + done));
+		memcpy_from_folio(buf + done, folio,
+				  offset_in_folio(folio, pos + done), c);
+		folio_put(folio);
+		done += c;
+	}
+	return done;
+}
 
 /**
  * uprobe_mem_front_attach - take an inode point's hits where it can
@@ -61,8 +94,7 @@ void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
 {
 	struct uprobe_inode_site *ino = &pp->site.ino;
 	struct uprobe_mem_site *s;
-	loff_t pos = ino->offset;
-	ssize_t n;
+	int n;
 
 	ino->front = NULL;
 	if (!is_64bit_mm(mm))
@@ -74,7 +106,7 @@ void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
 	if (!s->mi)
 		goto out_free;
 	/* the file's bytes: memory holds the int3 already */
-	n = kernel_read(ino->file, s->mi->insn, sizeof(s->mi->insn), &pos);
+	n = front_read(ino->file, ino->offset, s->mi->insn, sizeof(s->mi->insn));
 	if (n <= 0 || s->mi->insn[0] == UPROBE_SWBP_INSN ||
 	    uprobe_mem_insn_analyze(s->mi, mm, pp->vaddr, n))
 		goto out_free;
@@ -97,8 +129,10 @@ out_free:
  * uprobe_mem_front_detach - the inode engine takes every hit again
  * @pp: an inode point, before its consumer is unregistered
  *
- * A hit that found the front may still be running; uprobe_site_sync()
- * waits for it.
+ * Waits until no hit holds the front: such a hit asks the inode probe
+ * about its consumers, and the probe may go with our consumer.
+ *
+ * Context: may sleep (an SRCU grace period); not from a hit.
  */
 void uprobe_mem_front_detach(struct uprobe_point *pp)
 {
@@ -109,6 +143,7 @@ void uprobe_mem_front_detach(struct uprobe_point *pp)
 	spin_lock(&uprobe_mem_lock);
 	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
+	uprobe_mem_sync();
 }
 
 /**
@@ -130,7 +165,8 @@ void uprobe_mem_front_release(struct uprobe_point *pp)
  * uprobe_mem_front_takes - is a hit at front @s this engine's to take?
  * @s: the front the hit found
  * @regs: the hit's registers
- * @same: whether the instruction behind the int3 is the one @s read
+ * @same: whether the instruction behind the int3 is the one @s read, and
+ *	@s is not lost
  *
  * Context: the hit, under uprobe_mem_srcu.
  * Return: true if our consumer is the inode probe's only one and @s can
@@ -140,21 +176,10 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
 			    bool same)
 {
 	struct uprobe_inode_site *ino = &s->pp->site.ino;
-	bool sole;
 
-	if (!same || test_bit(UPROBE_MEM_LOST, &s->flags) ||
-	    !user_64bit_mode(regs))
-		return false;
-	/*
-	 * The inode probe goes after a tasks trace grace period, once our
-	 * consumer is unregistered, which detach does after it unlisted
-	 * the front: a front still listed inside the read side has it.
-	 */
-	rcu_read_lock_trace();
-	sole = !hlist_unhashed_lockless(&s->hnode) &&
+	/* ino->iu is alive: our consumer goes after this hit (detach) */
+	return same && user_64bit_mode(regs) &&
 	       uprobe_sole_consumer(ino->iu, &ino->uc);
-	rcu_read_unlock_trace();
-	return sole;
 }
 
 /**
@@ -162,16 +187,22 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
  * @mm: the address space
  * @start: ...
  * @end: ...
+ * @slots: the fronts whose slots were there (a page of slots), rather
+ *	than those probing there
  *
- * Context: from uprobe_mem_munmap(), under uprobe_mem_lock.
+ * Context: from uprobe_mem_munmap() and the slot pages' close, under
+ * uprobe_mem_lock.
  */
 void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
-			    unsigned long end)
+			    unsigned long end, bool slots)
 {
 	struct uprobe_mem_site *s;
+	unsigned long at;
 
+	lockdep_assert_held(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_fronts, node) {
-		if (s->mm == mm && s->vaddr >= start && s->vaddr < end)
+		at = slots ? s->mi->slot : s->vaddr;
+		if (s->mm == mm && at >= start && at < end)
 			uprobe_mem_site_lost(s);
 	}
 }

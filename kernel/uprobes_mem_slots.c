@@ -18,7 +18,7 @@
  *
  * Locks: uprobe_mem_lock guards the changes of the list of pages (taken
  * under mmap_lock by the fault and close handlers); the list is RCU, so
- * that a trap may look a slot up with interrupts off (slot_owner()), and
+ * that a trap may look a slot up with interrupts off (slot_find()), and
  * a page's entry is freed after a grace period.  uprobe_mem_slot_get() is
  * called under the layer's mutex and takes the mm's mmap_lock for
  * writing, under which a page's slots are handed out (->used, published
@@ -33,6 +33,7 @@
 #include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
+#include <asm/insn.h>
 
 #include "uprobes_process.h"
 #include "uprobes_mem.h"
@@ -53,6 +54,7 @@ struct uprobe_mem_area {
 	struct {			/* whose each slot is, for signals */
 		unsigned long vaddr;
 		u8 len;
+		bool falls;		/* goes on at vaddr + len */
 	} slot[UPROBE_MEM_SLOTS];
 	struct rcu_head rcu;
 };
@@ -106,6 +108,8 @@ static void slot_close(const struct vm_special_mapping *sm,
 		    s->mi->slot < gone->vaddr + PAGE_SIZE)
 			uprobe_mem_site_lost(s);
 	}
+	if (gone)
+		uprobe_mem_fronts_lost(gone->mm, gone->vaddr, gone->vaddr + PAGE_SIZE, true);
 	spin_unlock(&uprobe_mem_lock);
 	if (gone) {
 		put_page(gone->page);
@@ -169,6 +173,25 @@ static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
 		}
 	}
 	return best;
+}
+
+/*
+ * Does @mi's instruction go on at the next one?  A return or an indirect
+ * jump does not: a thread whose signals wait for it is not held.
+ */
+static bool insn_falls(struct uprobe_mem_insn *mi)
+{
+	struct insn insn;
+	u8 op;
+
+	if (insn_decode(&insn, mi->insn, mi->len, INSN_MODE_64) < 0 ||
+	    insn.opcode.nbytes != 1)
+		return true;
+	op = insn.opcode.bytes[0];
+	if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf)
+		return false;			/* ret, lret, iret */
+	return op != 0xff || X86_MODRM_REG(insn.modrm.value) < 2 ||
+	       X86_MODRM_REG(insn.modrm.value) == 6;	/* not call/jmp * */
 }
 
 /*
@@ -297,7 +320,8 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 		kunmap_local(kaddr);
 		WRITE_ONCE(found->slot[found->used].vaddr, vaddr);
 		WRITE_ONCE(found->slot[found->used].len, mi->len);
-		/* slot_owner() reads the entry after ->used */
+		WRITE_ONCE(found->slot[found->used].falls, insn_falls(mi));
+		/* slot_find() reads the entry after ->used */
 		smp_store_release(&found->used, found->used + 1);
 		slot = at;
 	}
@@ -306,18 +330,24 @@ out:
 	if (na) {
 		if (na->page)
 			__free_page(na->page);
-		kfree_rcu(na, rcu);	/* slot_owner() may have seen it listed */
+		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
 	}
 	return slot;
 }
 
+/* What slot_find() found: whose slot, and where in it. */
+struct slot_at {
+	unsigned long vaddr;		/* the probed instruction */
+	unsigned int len;
+	bool falls;			/* it goes on at vaddr + len */
+	unsigned long off;		/* of the ip in the slot */
+};
+
 /*
- * The slot of current's memory that holds @ip: false if none, else the
- * probed instruction's address and length, and @ip's offset in the slot.
+ * The slot of current's memory that holds @ip, in *@at: false if none.
  * Lockless (RCU), so that a trap may ask with interrupts off.
  */
-static bool slot_find(unsigned long ip, unsigned long *vaddr,
-		      unsigned int *len, unsigned long *off)
+static bool slot_find(unsigned long ip, struct slot_at *at)
 {
 	struct uprobe_mem_area *a;
 	bool found = false;
@@ -331,11 +361,12 @@ static bool slot_find(unsigned long ip, unsigned long *vaddr,
 		    ip >= a->vaddr + PAGE_SIZE)
 			continue;
 		i = (ip - a->vaddr) / UPROBE_MEM_SLOT_SIZE;
-		*off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
+		at->off = (ip - a->vaddr) % UPROBE_MEM_SLOT_SIZE;
 		/* paired with uprobe_mem_slot_get(): the entry, then ->used */
 		if (i < smp_load_acquire(&a->used)) {
-			*vaddr = READ_ONCE(a->slot[i].vaddr);
-			*len = READ_ONCE(a->slot[i].len);
+			at->vaddr = READ_ONCE(a->slot[i].vaddr);
+			at->len = READ_ONCE(a->slot[i].len);
+			at->falls = READ_ONCE(a->slot[i].falls);
 			found = true;
 		}
 		break;
@@ -344,10 +375,53 @@ static bool slot_find(unsigned long ip, unsigned long *vaddr,
 	return found;
 }
 
-/* is the copy that @off is in done with?  (@off on its jump or int3) */
-static bool slot_done(unsigned long off, unsigned int len)
+/* where the thread would be unprobed: the copy it is in is done or not */
+static unsigned long slot_unprobed(struct slot_at *at)
 {
-	return off % UPROBE_MEM_SLOT_TRAP >= len;
+	return at->vaddr + (at->off % UPROBE_MEM_SLOT_TRAP >= at->len ? at->len : 0);
+}
+
+/*
+ * thread.trap_nr goes back to what it was before the thread was sent to
+ * a slot (a signal frame shows it as trapno), unless a trap has set it.
+ */
+static void trap_nr_restore(void)
+{
+	struct uprobe_task *utask = current->utask;
+	unsigned int nr = current->thread.trap_nr;
+
+	if (utask && !utask->active_uprobe &&
+	    (nr == UPROBE_MEM_TRAP_NR || nr == UPROBE_MEM_HELD_NR))
+		current->thread.trap_nr = utask->autask.saved_trap_nr;
+}
+
+/*
+ * Holds current's signals, if the thread is at the first byte of a
+ * copy that has not trapped (the handlers ran, the instruction did not)
+ * and that goes on at the next instruction: the thread runs the second
+ * copy, whose int3 lets them in.  Not a fatal one, checked under
+ * siglock as the flag is cleared.
+ */
+static bool slot_hold(struct pt_regs *regs, struct slot_at *at)
+{
+	unsigned int nr = current->thread.trap_nr;
+	bool held = false;
+
+	if (at->off % UPROBE_MEM_SLOT_TRAP || !at->falls ||
+	    (nr != UPROBE_MEM_TRAP_NR && nr != UPROBE_MEM_HELD_NR))
+		return false;
+	spin_lock_irq(&current->sighand->siglock);
+	if (!__fatal_signal_pending(current)) {
+		clear_tsk_thread_flag(current, TIF_SIGPENDING);
+		held = true;
+	}
+	spin_unlock_irq(&current->sighand->siglock);
+	if (!held)
+		return false;
+	current->thread.trap_nr = UPROBE_MEM_HELD_NR;
+	instruction_pointer_set(regs, instruction_pointer(regs) - at->off +
+			       UPROBE_MEM_SLOT_TRAP);
+	return true;
 }
 
 /**
@@ -364,35 +438,47 @@ static bool slot_done(unsigned long off, unsigned int len)
  * second time from the probed address: that instruction runs first,
  * from the slot's second copy, with signals held as the inode engine
  * holds them while it single-steps; the int3 after that copy
- * (uprobe_mem_slot_trap()) lets them in, at the next instruction.
+ * (uprobe_mem_slot_trap()) lets them in, at the next instruction.  An
+ * instruction that does not go on there (ret, jmp *) is not held.
  *
  * Return: true if the signals wait until then.
  */
 bool uprobe_mem_signal(void)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long ip, vaddr, off;
-	unsigned int len;
+	struct slot_at at;
 
 	if (!user_mode(regs))
 		return false;
-	ip = instruction_pointer(regs);
-	if (!slot_find(ip, &vaddr, &len, &off))
+	if (!slot_find(instruction_pointer(regs), &at)) {
+		trap_nr_restore();
 		return false;
-	/* at either copy's first byte, and it has not trapped: held */
-	if (!(off % UPROBE_MEM_SLOT_TRAP) &&
-	    (current->thread.trap_nr == UPROBE_MEM_TRAP_NR ||
-	     current->thread.trap_nr == UPROBE_MEM_HELD_NR) &&
-	    !fatal_signal_pending(current)) {
-		spin_lock_irq(&current->sighand->siglock);
-		clear_tsk_thread_flag(current, TIF_SIGPENDING);
-		spin_unlock_irq(&current->sighand->siglock);
-		current->thread.trap_nr = UPROBE_MEM_HELD_NR;
-		instruction_pointer_set(regs, ip - off + UPROBE_MEM_SLOT_TRAP);
-		return true;
 	}
-	instruction_pointer_set(regs, vaddr + (slot_done(off, len) ? len : 0));
+	if (slot_hold(regs, &at))
+		return true;
+	trap_nr_restore();
+	instruction_pointer_set(regs, slot_unprobed(&at));
 	return false;
+}
+
+/**
+ * uprobe_mem_slot_enter - send a thread whose handlers ran to @slot
+ * @regs: its registers
+ * @utask: its uprobe_task
+ * @slot: the slot of the instruction it hit
+ *
+ * Until a trap sets thread.trap_nr, it says that the thread is on its
+ * way to, or in, a slot (uprobe_mem_signal()); its value goes back after.
+ */
+void uprobe_mem_slot_enter(struct pt_regs *regs, struct uprobe_task *utask,
+			   unsigned long slot)
+{
+	unsigned int nr = current->thread.trap_nr;
+
+	if (nr != UPROBE_MEM_TRAP_NR && nr != UPROBE_MEM_HELD_NR)
+		utask->autask.saved_trap_nr = nr;
+	current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
+	instruction_pointer_set(regs, slot);
 }
 
 /**
@@ -400,26 +486,25 @@ bool uprobe_mem_signal(void)
  * @regs: a user int3's registers, ip after the int3
  *
  * The instruction has run: the thread goes on at the next one, and the
- * signals uprobe_mem_signal() held are let in.  Asked for every user
- * int3 of a process with uprobes: only a held thread looks further.
+ * signals uprobe_mem_signal() held are let in.  Asked for a user int3 of
+ * a thread whose thread.trap_nr says it is held.
  *
- * Context: the int3 exception, from user mode; interrupts on or off.
+ * Context: the int3 exception, from user mode, interrupts on.
  * Return: true if the int3 was one of those.
  */
 bool uprobe_mem_slot_trap(struct pt_regs *regs)
 {
-	unsigned long vaddr, off, flags;
-	unsigned int len;
+	struct slot_at at;
 
 	if (current->thread.trap_nr != UPROBE_MEM_HELD_NR ||
-	    !slot_find(instruction_pointer(regs) - 1, &vaddr, &len, &off) ||
-	    off < UPROBE_MEM_SLOT_TRAP || !slot_done(off, len))
+	    !slot_find(instruction_pointer(regs) - 1, &at) ||
+	    at.off < UPROBE_MEM_SLOT_TRAP || at.off % UPROBE_MEM_SLOT_TRAP < at.len)
 		return false;
-	current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
-	instruction_pointer_set(regs, vaddr + len);
-	spin_lock_irqsave(&current->sighand->siglock, flags);
+	trap_nr_restore();
+	instruction_pointer_set(regs, at.vaddr + at.len);
+	spin_lock_irq(&current->sighand->siglock);
 	recalc_sigpending();
-	spin_unlock_irqrestore(&current->sighand->siglock, flags);
+	spin_unlock_irq(&current->sighand->siglock);
 	return true;
 }
 
@@ -434,12 +519,12 @@ bool uprobe_mem_slot_trap(struct pt_regs *regs)
  */
 unsigned long uprobe_mem_trap_addr(struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs), vaddr, off;
-	unsigned int len;
+	unsigned long ip = instruction_pointer(regs);
+	struct slot_at at;
 
-	if (!user_mode(regs) || !slot_find(ip, &vaddr, &len, &off))
+	if (!user_mode(regs) || !slot_find(ip, &at))
 		return ip;
-	return vaddr + (slot_done(off, len) ? len : 0);
+	return slot_unprobed(&at);
 }
 
 /**
@@ -459,7 +544,7 @@ void uprobe_mem_slots_exit(struct mm_struct *mm)
 			continue;
 		list_del_rcu(&a->node);
 		put_page(a->page);
-		kfree_rcu(a, rcu);	/* slot_owner() of another mm may see it */
+		kfree_rcu(a, rcu);	/* slot_find() of another mm may see it */
 	}
 	spin_unlock(&uprobe_mem_lock);
 }

@@ -262,6 +262,13 @@ c_jit_hits() {
 	result_r "anonymous JIT code, 4 threads x 250 calls: 1000 hits, ip and di right," \
 		"results intact, listed as mem [anon], bytes original after" $r
 }
+# nr_on / nr_count: a kprobe event on uprobe_notify_resume(), the inode
+# engine's pass on the way back to user space, and its passes in target A
+nr_on() {
+	echo "p:kptu/nr uprobe_notify_resume" >> $T/kprobe_events &&
+		echo 1 > $T/events/kptu/nr/enable && echo > $T/trace
+}
+nr_count() { grep -c -- "-$PA .* nr: (" $T/trace; }
 # sigwait F ADDR SUM: a handler that sleeps at ADDR (target F) while
 # signals come, 50 calls: each signal that came during a handler waits
 # until the instruction has run (one hit per call, none twice)
@@ -275,9 +282,13 @@ sigwait() {
 	return $_r
 }
 c_sigwait() {
+	nr_on
 	sigwait riprel "$A_riprel" 1575
-	result_r "signals while a sleeping handler runs (file text, out of line): 50 calls," \
-		"50 hits, results intact ($sigs signals)" $?
+	r=$?; n=$(nr_count)
+	echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events
+	[ "$n" = 0 ] || { r=1; diag "uprobe_notify_resume() passes: $n"; }
+	result_r "signals while a sleeping handler runs (file text, taken in the trap, out" \
+		"of line): 50 calls, 50 hits, results intact ($sigs signals)" $r
 }
 c_jit_sigwait() {
 	jit rx
@@ -409,13 +420,6 @@ c_tracefs_baseline() {
 	[ "$n" = 30 ]
 	result_r "a uprobe_events probe on the target: 30 calls, 30 events" $?
 }
-# nr_on / nr_count: a kprobe event on uprobe_notify_resume(), the inode
-# engine's pass on the way back to user space, and its passes in target A
-nr_on() {
-	echo "p:kptu/nr uprobe_notify_resume" >> $T/kprobe_events &&
-		echo 1 > $T/events/kptu/nr/enable && echo > $T/trace
-}
-nr_count() { grep -c -- "-$PA .* nr: (" $T/trace; }
 c_front() {
 	ctl reset 0
 	nr_on; ta call lea 50
