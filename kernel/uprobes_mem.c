@@ -651,7 +651,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	    (mi->emulated && arch_uprobe_skip_sstep(&mi->arch, regs)))
 		goto out;
 	if (mi->slot) {
-		uprobe_mem_slot_enter(regs, utask, mi->slot);
+		uprobe_mem_slot_enter(regs, mi->slot);
 	} else {
 		/* a call whose push faulted, as the call itself would */
 		instruction_pointer_set(regs, bp_vaddr);

@@ -16,6 +16,7 @@
 #define UPROBE_MEM_LOST		0	/* the program took the code back */
 #define UPROBE_MEM_DEAD		1	/* its mm is gone */
 #define UPROBE_MEM_FRONT	2	/* in front of an inode point */
+#define UPROBE_MEM_GONE		3	/* a front whose memory went */
 
 /*
  * thread.trap_nr of a thread the handlers send to a slot, until it traps;
@@ -56,8 +57,7 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi,
 				  unsigned long vaddr);
 bool uprobe_mem_slot_trap(struct pt_regs *regs);
-void uprobe_mem_slot_enter(struct pt_regs *regs, struct uprobe_task *utask,
-			   unsigned long slot);
+void uprobe_mem_slot_enter(struct pt_regs *regs, unsigned long slot);
 void uprobe_mem_slots_exit(struct mm_struct *mm);
 
 #endif /* _KERNEL_UPROBES_MEM_H */

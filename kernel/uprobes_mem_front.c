@@ -25,15 +25,17 @@
  * they would have seen: one that registers while a hit is being taken
  * here may miss that hit, as if it had come just before it registered.
  *
- * A front is lost when its memory is unmapped: the address may then hold
- * other text, whose int3 would not be our probe's.  A fork child has no
- * front (the hit table is keyed by mm): the inode engine strips it.
+ * A front is gone (UPROBE_MEM_GONE) when its memory is unmapped, since
+ * the address may then hold other text, whose int3 would not be our
+ * probe's, or its slot's page is.  A fork child has no front (the hit
+ * table is keyed by mm): the inode engine strips it.
  *
  * Locks: fronts are added and removed under the layer's mutex, their
  * list and the hit table under uprobe_mem_lock; a hit finds one under
- * uprobe_mem_srcu, which detach waits for before our consumer (and with
- * it maybe the inode probe) goes, so that a hit may ask the inode probe
- * about its consumers.
+ * uprobe_mem_srcu, which uprobe_site_sync() waits for before
+ * uprobe_mem_front_release().  A hit reads only our consumer's list node
+ * (uprobe_sole_consumer()), never the inode probe, which may go with our
+ * consumer while the hit runs.
  */
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -65,10 +67,10 @@ static int front_read(struct file *file, loff_t pos, u8 *buf, int n)
 
 	n = min_t(loff_t, n, i_size_read(file_inode(file)) - pos);
 	while (done < n) {
-		/* a mapping without ->read_folio is shmem's (memfd) */
-		folio = mapping->a_ops->read_folio ?
-			read_mapping_folio(mapping, (pos + done) >> PAGE_SHIFT, file) :
-			shmem_read_folio(mapping, (pos + done) >> PAGE_SHIFT);
+		/* shmem's (memfd) has no ->read_folio */
+		folio = shmem_mapping(mapping) ?
+			shmem_read_folio(mapping, (pos + done) >> PAGE_SHIFT) :
+			read_mapping_folio(mapping, (pos + done) >> PAGE_SHIFT, file);
 		if (IS_ERR(folio))
 			return PTR_ERR(folio);
 		c = min_t(size_t, n - done,
@@ -129,10 +131,9 @@ out_free:
  * uprobe_mem_front_detach - the inode engine takes every hit again
  * @pp: an inode point, before its consumer is unregistered
  *
- * Waits until no hit holds the front: such a hit asks the inode probe
- * about its consumers, and the probe may go with our consumer.
- *
- * Context: may sleep (an SRCU grace period); not from a hit.
+ * A hit that found the front may still be running; uprobe_site_sync()
+ * waits for it.  It reads our consumer's list node, never the inode
+ * probe, which may go with our consumer meanwhile.
  */
 void uprobe_mem_front_detach(struct uprobe_point *pp)
 {
@@ -143,7 +144,6 @@ void uprobe_mem_front_detach(struct uprobe_point *pp)
 	spin_lock(&uprobe_mem_lock);
 	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
-	uprobe_mem_sync();
 }
 
 /**
@@ -165,8 +165,7 @@ void uprobe_mem_front_release(struct uprobe_point *pp)
  * uprobe_mem_front_takes - is a hit at front @s this engine's to take?
  * @s: the front the hit found
  * @regs: the hit's registers
- * @same: whether the instruction behind the int3 is the one @s read, and
- *	@s is not lost
+ * @same: whether the instruction behind the int3 is the one @s read
  *
  * Context: the hit, under uprobe_mem_srcu.
  * Return: true if our consumer is the inode probe's only one and @s can
@@ -177,9 +176,8 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
 {
 	struct uprobe_inode_site *ino = &s->pp->site.ino;
 
-	/* ino->iu is alive: our consumer goes after this hit (detach) */
-	return same && user_64bit_mode(regs) &&
-	       uprobe_sole_consumer(ino->iu, &ino->uc);
+	return same && !test_bit(UPROBE_MEM_GONE, &s->flags) &&
+	       user_64bit_mode(regs) && uprobe_sole_consumer(ino->iu, &ino->uc);
 }
 
 /**
@@ -199,10 +197,11 @@ void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
 	struct uprobe_mem_site *s;
 	unsigned long at;
 
+	/* not the engine's lost sites: no int3 of ours to look for */
 	lockdep_assert_held(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_fronts, node) {
 		at = slots ? s->mi->slot : s->vaddr;
 		if (s->mm == mm && at >= start && at < end)
-			uprobe_mem_site_lost(s);
+			set_bit(UPROBE_MEM_GONE, &s->flags);
 	}
 }

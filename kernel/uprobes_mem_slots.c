@@ -109,7 +109,8 @@ static void slot_close(const struct vm_special_mapping *sm,
 			uprobe_mem_site_lost(s);
 	}
 	if (gone)
-		uprobe_mem_fronts_lost(gone->mm, gone->vaddr, gone->vaddr + PAGE_SIZE, true);
+		uprobe_mem_fronts_lost(gone->mm, gone->vaddr,
+				       gone->vaddr + PAGE_SIZE, true);
 	spin_unlock(&uprobe_mem_lock);
 	if (gone) {
 		put_page(gone->page);
@@ -184,8 +185,9 @@ static bool insn_falls(struct uprobe_mem_insn *mi)
 	struct insn insn;
 	u8 op;
 
+	/* a VEX opcode byte is one of its map's (vcmpps is 0xc2) */
 	if (insn_decode(&insn, mi->insn, mi->len, INSN_MODE_64) < 0 ||
-	    insn.opcode.nbytes != 1)
+	    insn.opcode.nbytes != 1 || insn.vex_prefix.nbytes)
 		return true;
 	op = insn.opcode.bytes[0];
 	if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf)
@@ -382,17 +384,20 @@ static unsigned long slot_unprobed(struct slot_at *at)
 }
 
 /*
- * thread.trap_nr goes back to what it was before the thread was sent to
- * a slot (a signal frame shows it as trapno), unless a trap has set it.
+ * thread.trap_nr, which a signal frame shows as trapno, loses the value
+ * a slot left there (unless a trap has set it since): 0, a new thread's.
+ * The trap number before the hit is not kept: no field of the thread is
+ * free for it.  Not while the inode engine single-steps the thread
+ * (its own UPROBE_TRAP_NR is the same value).
  */
 static void trap_nr_restore(void)
 {
 	struct uprobe_task *utask = current->utask;
 	unsigned int nr = current->thread.trap_nr;
 
-	if (utask && !utask->active_uprobe &&
-	    (nr == UPROBE_MEM_TRAP_NR || nr == UPROBE_MEM_HELD_NR))
-		current->thread.trap_nr = utask->autask.saved_trap_nr;
+	if ((nr == UPROBE_MEM_TRAP_NR || nr == UPROBE_MEM_HELD_NR) &&
+	    !(utask && utask->active_uprobe))
+		current->thread.trap_nr = 0;
 }
 
 /*
@@ -464,19 +469,13 @@ bool uprobe_mem_signal(void)
 /**
  * uprobe_mem_slot_enter - send a thread whose handlers ran to @slot
  * @regs: its registers
- * @utask: its uprobe_task
  * @slot: the slot of the instruction it hit
  *
  * Until a trap sets thread.trap_nr, it says that the thread is on its
- * way to, or in, a slot (uprobe_mem_signal()); its value goes back after.
+ * way to, or in, a slot (uprobe_mem_signal()).
  */
-void uprobe_mem_slot_enter(struct pt_regs *regs, struct uprobe_task *utask,
-			   unsigned long slot)
+void uprobe_mem_slot_enter(struct pt_regs *regs, unsigned long slot)
 {
-	unsigned int nr = current->thread.trap_nr;
-
-	if (nr != UPROBE_MEM_TRAP_NR && nr != UPROBE_MEM_HELD_NR)
-		utask->autask.saved_trap_nr = nr;
 	current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
 	instruction_pointer_set(regs, slot);
 }
