@@ -437,7 +437,8 @@ c_front() {
 		diag "alone again: passes $n, hits $(sg 0 hits)"; }
 	echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events
 	result_r "a probe alone on file text takes its hits in the trap (no" \
-		"uprobe_notify_resume()); beside a uprobe_events probe the inode engine runs both" $r
+		"uprobe_notify_resume()); beside a uprobe_events probe the inode engine" \
+		"runs both" $r
 }
 c_coexist() {
 	ctl reset 0
