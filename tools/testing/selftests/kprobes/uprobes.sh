@@ -268,6 +268,7 @@ nr_on() {
 	echo "p:kptu/nr uprobe_notify_resume" >> $T/kprobe_events &&
 		echo 1 > $T/events/kptu/nr/enable && echo > $T/trace
 }
+nr_off() { echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events; }
 nr_count() { grep -c -- "-$PA .* nr: (" $T/trace; }
 # sigwait F ADDR SUM: a handler that sleeps at ADDR (target F) while
 # signals come, 50 calls: each signal that came during a handler waits
@@ -285,7 +286,7 @@ c_sigwait() {
 	nr_on
 	sigwait riprel "$A_riprel" 1575
 	r=$?; n=$(nr_count)
-	echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events
+	nr_off
 	[ "$n" = 0 ] || { r=1; diag "uprobe_notify_resume() passes: $n"; }
 	result_r "signals while a sleeping handler runs (file text, taken in the trap, out" \
 		"of line): 50 calls, 50 hits, results intact ($sigs signals)" $r
@@ -435,7 +436,7 @@ c_front() {
 	n=$(nr_count)
 	[ "$n" = 0 ] && [ "$(sg 0 hits)" = 80 ] && [ "$R" = "sum 55 bad 0" ] || { r=1
 		diag "alone again: passes $n, hits $(sg 0 hits)"; }
-	echo 0 > $T/events/kptu/nr/enable; echo "-:kptu/nr" >> $T/kprobe_events
+	nr_off
 	result_r "a probe alone on file text takes its hits in the trap (no" \
 		"uprobe_notify_resume()); beside a uprobe_events probe the inode engine" \
 		"runs both" $r
