@@ -45,7 +45,7 @@ endif
 DEBUG     ?=
 ifneq ($(DEBUG),)
 KOBJ    := $(KSRC)/_build_debug
-FRAGS   += $(REPO)/config/debug.config
+FRAGS   += $(REPO)/config/btf.config $(REPO)/config/debug.config
 endif
 # PREEMPT=1: the same, fully preemptible (config/preempt.config)
 PREEMPT   ?=
@@ -59,7 +59,7 @@ endif
 DISTRO    ?=
 ifneq ($(DISTRO),)
 KOBJ    := $(KOBJ)_distro
-FRAGS   += $(REPO)/config/distro.config
+FRAGS   += $(if $(DEBUG),,$(REPO)/config/btf.config) $(REPO)/config/distro.config
 endif
 
 # VARIANT=<name>: the same with config/matrix/<name>.config over it, in
@@ -125,7 +125,8 @@ help:
 	@echo "                     --strict clean, each patch builds (FULL=1: and boots"
 	@echo "                     KUnit kprobes_test); last line N passed, N failed"
 	@echo "  make itrace        where one hit's instructions go, by function"
-	@echo "                     (ITRACE=boost|int3|mov|opt|ftrace|kretprobe)"
+	@echo "                     (ITRACE=boost|int3|mov|opt|ftrace|kretprobe|"
+	@echo "                     kprobe_kretprobe|upush|ulea|ujpush|ujlea)"
 	@echo "  make deps          install the Debian packages the harness needs"
 	@echo "  make tree          extract the base once, lay the series over a copy"
 	@echo "  make config        tinyconfig + config/*.config, every symbol checked"
