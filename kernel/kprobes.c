@@ -256,6 +256,21 @@ static struct kprobe *site_solo_post(struct kprobe_site *s, bool want_armed)
 	return kp;
 }
 
+/* struct kprobe_site.pre_only: several probes, each with a pre_handler only */
+bool kprobe_site_pre_only(struct kprobe_site *s, bool want_armed)
+{
+	struct kprobe *kp;
+
+	if (!want_armed || list_empty(&s->probes) ||
+	    list_is_singular(&s->probes))
+		return false;
+	list_for_each_entry(kp, &s->probes, list) {
+		if (!kp->pre_handler || kp->post_handler || kprobe_is_jprobe(kp))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Make the site's text state match what its probes want (int3 sites at
  * once, ftrace sites queued for kprobe_batch_ftrace()), and publish
@@ -279,6 +294,7 @@ int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b)
 	/* a site moving off its carrier: every hook hit redirects (general path) */
 	WRITE_ONCE(s->solo, s->carrier_moving ? NULL : kprobe_site_solo(s, want));
 	WRITE_ONCE(s->solo_post, site_solo_post(s, want));
+	WRITE_ONCE(s->pre_only, !s->carrier_moving && kprobe_site_pre_only(s, want));
 	if (s->flags & KPROBE_SITE_FTRACE) {
 		/* its filter changes with the batch's (kprobe_batch_ftrace()) */
 		if (list_empty(&s->ftrace_node))
@@ -369,6 +385,7 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 	lockdep_assert_held(&kprobe_mutex);
 	WRITE_ONCE(s->solo, NULL);
 	WRITE_ONCE(s->solo_post, NULL);
+	WRITE_ONCE(s->pre_only, false);
 	list_del(&s->all);
 	list_add_tail(&s->free_list, &b->to_free);
 	if (!(s->flags & KPROBE_SITE_FTRACE)) {
@@ -539,6 +556,7 @@ again:
 	/* hits walk the list, p included, until kprobe_site_sync() decides */
 	WRITE_ONCE(s->solo, NULL);
 	WRITE_ONCE(s->solo_post, NULL);
+	WRITE_ONCE(s->pre_only, false);
 	list_add_tail_rcu(&p->list, &s->probes);
 	if (hlist_unhashed(&s->hash) && !(s->flags & KPROBE_SITE_UNHASHED))
 		hlist_add_head_rcu(&s->hash, kprobe_bucket(a));

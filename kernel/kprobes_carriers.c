@@ -197,7 +197,9 @@ static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 static void kprobe_carrier_start_move(struct kprobe_site *s,
 				      struct kprobe_batch *b)
 {
-	WRITE_ONCE(s->solo, NULL);	/* the callback's general path redirects */
+	/* the callback's general path redirects */
+	WRITE_ONCE(s->solo, NULL);
+	WRITE_ONCE(s->pre_only, false);
 	s->carrier_hooked = 0;
 	WRITE_ONCE(s->carrier_moving, s->carrier);
 	if (list_empty(&s->ftrace_node))
@@ -213,8 +215,11 @@ void kprobe_carriers_kick(void)
 /* a move is over: no redirection, and the fast path may take s again */
 static void kprobe_carrier_moved(struct kprobe_site *s)
 {
+	bool want = kprobe_site_wants_armed(s);
+
 	WRITE_ONCE(s->carrier_moving, NULL);
-	WRITE_ONCE(s->solo, kprobe_site_solo(s, kprobe_site_wants_armed(s)));
+	WRITE_ONCE(s->solo, kprobe_site_solo(s, want));
+	WRITE_ONCE(s->pre_only, kprobe_site_pre_only(s, want));
 }
 
 /*

@@ -50,6 +50,7 @@ int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b);
 bool kprobe_site_wants_armed(struct kprobe_site *s);
 bool kprobe_site_ipmodify(struct kprobe_site *s);
 struct kprobe *kprobe_site_solo(struct kprobe_site *s, bool want_armed);
+bool kprobe_site_pre_only(struct kprobe_site *s, bool want_armed);
 void kprobe_site_kill(struct kprobe_site *s, struct kprobe_batch *b);
 
 /* kprobes_blacklist.c */

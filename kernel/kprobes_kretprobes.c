@@ -24,6 +24,17 @@
  *    (at least 32, at most 4096).  Only a hit that finds every pool empty
  *    (a burst with interrupts off, or the bound reached) counts nmissed.
  *    An instance goes back to the pool it came from (ri->rph).
+ *  - The hot instances (x86's backend): the trampoline's common return
+ *    keeps the instance it recycles in a per-CPU slot of the reserved
+ *    pool's (one per CPU, if the slot is empty), and an entry takes that
+ *    one before asking the pool.  A call and its return on one CPU, the
+ *    common case, then cost one exchange each instead of the pool's pop
+ *    and push (which save and restore interrupts around theirs and look
+ *    for a slot).  The slots are atomic xchg/cmpxchg, so an entry that
+ *    finds the pool empty takes from another CPU's slot before the
+ *    spares: every reserved instance stays within reach, and nmissed
+ *    still counts only a hit that found none anywhere.
+ *    kretprobe_release() puts what they hold back in the pool.
  *  - The return: kretprobe_trampoline_handler(), called by the arch's
  *    trampoline, runs the handlers of this frame's instances and gives
  *    them back; kretprobe_find_ret_addr() lets unwinders see through the
@@ -53,6 +64,7 @@
 #include <linux/irq_work.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -240,6 +252,98 @@ static nokprobe_inline void kretprobe_recycle_as(struct kretprobe_instance *ri,
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
 
+#ifndef CONFIG_KPROBES_CLASSIC
+/*
+ * The hot slots (see the top of this file).  Atomic exchanges, not
+ * this_cpu ones: a CPU whose pool ran dry takes from the other CPUs'
+ * slots (kretprobe_hot_steal()), so every reserved instance stays
+ * reachable and maxactive means what it meant.
+ */
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_hot_pop(struct kretprobe_holder *rph)
+{
+	/* interrupts are off on every hit path: this CPU's slot */
+	return xchg(this_cpu_ptr(rph->hot), NULL);
+}
+
+/* the reserved pool is empty: an instance parked in another CPU's slot */
+static noinline struct kretprobe_instance *
+kretprobe_hot_steal(struct kretprobe_holder *rph)
+{
+	struct kretprobe_instance *ri;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		ri = xchg(per_cpu_ptr(rph->hot, cpu), NULL);
+		if (ri)
+			return ri;
+	}
+	return NULL;
+}
+
+NOKPROBE_SYMBOL(kretprobe_hot_steal);
+
+/*
+ * The common return's recycling: into this CPU's hot slot if ri is of the
+ * reserved pool and the slot is empty, else as kretprobe_recycle_as().
+ * rp as read in this RCU read-side section: non-NULL, the pool is not
+ * being released (kretprobe_release() drains the slots a grace period
+ * after the orphaning).
+ */
+static nokprobe_inline void kretprobe_recycle_hot(struct kretprobe_instance *ri,
+						  struct kretprobe *rp)
+{
+	struct kretprobe_holder *h = ri->rph;
+
+	if (likely(rp) && h->hot && !cmpxchg(this_cpu_ptr(h->hot), NULL, ri))
+		return;
+	kretprobe_recycle_as(ri, rp);
+}
+
+static int kretprobe_hot_alloc(struct kretprobe_holder *rph)
+{
+	rph->hot = alloc_percpu(struct kretprobe_instance *);
+	return rph->hot ? 0 : -ENOMEM;
+}
+
+/* after the grace period that followed the orphaning: nothing fills them */
+static void kretprobe_hot_drain(struct kretprobe_holder *rph)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kretprobe_instance *ri = *per_cpu_ptr(rph->hot, cpu);
+
+		if (ri)
+			objpool_push(ri, &rph->pool);
+	}
+	free_percpu(rph->hot);
+	rph->hot = NULL;
+}
+#else
+/* the classic backends' returns walk (kretprobe_walk_return()): no slots */
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_hot_pop(struct kretprobe_holder *rph)
+{
+	return NULL;
+}
+
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_hot_steal(struct kretprobe_holder *rph)
+{
+	return NULL;
+}
+
+static int kretprobe_hot_alloc(struct kretprobe_holder *rph)
+{
+	return 0;
+}
+
+static void kretprobe_hot_drain(struct kretprobe_holder *rph)
+{
+}
+#endif /* !CONFIG_KPROBES_CLASSIC */
+
 static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	kretprobe_recycle_as(ri, rcu_access_pointer(ri->rph->rp));
@@ -259,7 +363,11 @@ __flatten int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	unsigned long *slot = arch_kretprobe_ret_slot(regs);
 #endif
 
-	ri = objpool_pop(&rph->pool);
+	ri = kretprobe_hot_pop(rph);
+	if (!ri)
+		ri = objpool_pop(&rph->pool);
+	if (unlikely(!ri))
+		ri = kretprobe_hot_steal(rph);
 	if (unlikely(!ri)) {
 		ri = kretprobe_spare_pop(rph);
 		if (!ri) {
@@ -490,7 +598,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 		rp->handler(ri, regs);
 	/* off the list only now: unwinds from the handler still find it */
 	current->kretprobe_instances.first = node->next;
-	kretprobe_recycle_as(ri, rp);
+	kretprobe_recycle_hot(ri, rp);
 	if (likely(!nested))
 		kprobe_solo_done(kcb);
 	else
@@ -573,6 +681,11 @@ int kretprobe_pool_create(struct kretprobe *rp)
 		kfree(sp);
 		return -ENOMEM;
 	}
+	if (kretprobe_hot_alloc(rph)) {
+		objpool_fini(&rph->pool);
+		kfree(sp);
+		return -ENOMEM;
+	}
 	raw_spin_lock_init(&sp->lock);
 #ifdef CONFIG_IRQ_WORK
 	init_irq_work(&sp->grow_irq, kretprobe_spares_irq);
@@ -631,6 +744,8 @@ void kretprobe_release(struct kretprobe *rp)
 #endif
 	cancel_work_sync(&sp->grow_work);
 	kfree(sp);
+	/* no return fills a slot since then, and no entry takes one */
+	kretprobe_hot_drain(rph);
 	/* a pool with instances still out goes with its last one */
 	for (; rph; rph = next) {
 		next = rph->next;
@@ -708,12 +823,19 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	if (!ret)
 		return 0;
 	/*
-	 * The registration waited out the hits; an instance they took may
-	 * still be recycled by the trampoline, which runs with interrupts
-	 * on: a grace period before the pools go.
+	 * The registration waited out the hits, but an instance they took
+	 * may still come back through the trampoline, which runs with
+	 * interrupts on: as unregister_kretprobes() does, orphan every pool,
+	 * then a grace period, before they go.
 	 */
+	for (i = 0; i < num; i++)
+		kretprobe_orphan(rps[i]);
 	synchronize_rcu();
+	for (i = 0; i < num; i++)
+		kretprobe_release(rps[i]);
+	return ret;
 undo:
+	/* none of these was armed: no instance was taken */
 	while (--i >= 0) {
 		kretprobe_orphan(rps[i]);
 		kretprobe_release(rps[i]);

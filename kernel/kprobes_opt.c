@@ -15,8 +15,8 @@
  *   KPROBE_OPT_DONE    the jump is in place
  *   KPROBE_OPT_UNDOING the site was unregistered in a batch that undoes
  *                      its jumps together (kprobe_opt_undo_jumps()): the
- *                      int3 is back, hits go through the detour, the
- *                      rest of the region comes back with the batch
+ *                      jump, then the int3, leads hits into the detour
+ *                      until the region comes back with the batch
  *
  * The optimizer is a delayed work item, so that a batch of registrations
  * is optimized together: one wait for every task to leave the regions
@@ -31,8 +31,9 @@
  * is freed (after the site's grace period), since a CPU may still run in
  * it, and is reused if the site qualifies again.  An unregistration of
  * many probes undoes the jumps of their sites together: every int3, one
- * sync, every region's other bytes, one sync (two IPI rounds in all, not
- * two per site).
+ * sync, every region's other bytes, one sync, every original first byte
+ * (two IPI rounds in all, not two per site, and one text_poke() per page
+ * and step, not one per site: arch_unoptimize_finish()).
  */
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
@@ -214,9 +215,10 @@ void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
  * @s: a site being retired (kprobe_mutex held)
  * @b: the batch, whose undo_jumps says whether it undoes jumps together
  *
- * If so, the int3 goes back now, unsynced, and the site stays hashed and
- * armed, its hits leaving through the detour, until
- * kprobe_opt_undo_jumps() ends its retirement (kprobe_site_retired()).
+ * If so, the site keeps its jump and stays hashed, its hits (of no probe
+ * now) going through the detour, until kprobe_opt_undo_jumps() puts its
+ * bytes back with the batch's others and ends its retirement
+ * (kprobe_site_retired()).
  *
  * Return: true if @s is the batch's now.
  */
@@ -226,7 +228,7 @@ bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b)
 	if (!b->undo_jumps || s->opt_state != KPROBE_OPT_DONE ||
 	    (s->flags & KPROBE_SITE_UNHASHED))
 		return false;
-	arch_arm_site(s);	/* the int3 back: arch_unoptimize_finish() syncs */
+	/* the jump stays until then: hits reach the detour, as before */
 	WRITE_ONCE(s->opt_state, KPROBE_OPT_UNDOING);
 	list_add_tail(&s->opt_node, &b->undo);
 	return true;
@@ -244,9 +246,12 @@ void kprobe_opt_undo_jumps(struct kprobe_batch *b)
 	lockdep_assert_held(&kprobe_mutex);
 	if (list_empty(&b->undo))
 		return;
-	arch_unoptimize_finish(&b->undo);
+	/* the first bytes too: the batch's commit makes them visible */
+	arch_unoptimize_finish(&b->undo, true);
+	b->poked = true;
 	list_for_each_entry_safe(s, t, &b->undo, opt_node) {
 		list_del_init(&s->opt_node);
+		s->flags &= ~KPROBE_SITE_ARMED;
 		/* a plain int3 now: hits step its instruction again */
 		WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
 		opt_live--;

@@ -187,6 +187,8 @@ struct kretprobe_holder {
 	struct objpool_head	pool;
 	struct kretprobe_holder	*next;		/* the next spare pool */
 	struct kretprobe_spares	*spares;	/* the reserved pool's only */
+	/* the reserved pool's: an instance per CPU kept out of the pool */
+	struct kretprobe_instance * __percpu *hot;
 };
 
 struct kretprobe {

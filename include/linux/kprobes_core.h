@@ -55,6 +55,14 @@ struct kprobe_site {
 	 * ftrace site); else NULL.  Never set together with solo.
 	 */
 	struct kprobe *solo_post;
+	/*
+	 * The no-step paths' (ftrace hook, detour) shortcut for a site of
+	 * several probes: true when each has a pre_handler and nothing else
+	 * to run (no post_handler, not a jprobe) and the site is armed; the
+	 * hit then walks the list in one frame (kprobe_pre_only()).  Written
+	 * by kprobe_site_sync() under kprobe_mutex; never set with solo.
+	 */
+	bool pre_only;
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */
@@ -413,6 +421,52 @@ static inline bool kprobe_is_jprobe(struct kprobe *p)
 	return p->flags & KPROBE_FLAG_JPROBE;
 }
 
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/*
+ * The shortcut of a site whose probes are all pre-only (struct
+ * kprobe_site.pre_only), when no hit is under way here: their
+ * pre_handlers in registration order in one frame, as kprobe_solo_pre()
+ * runs one, current_kprobe naming each in turn.  One that returns 1
+ * moved ip: the rest are skipped, as on the general path.  Returns 1
+ * then.  No step follows: for the ftrace hook and the detours only.
+ */
+static nokprobe_inline int kprobe_pre_only(struct kprobe_site *s,
+					   struct pt_regs *regs)
+{
+	struct kprobe *kp;
+	int ret = 0;
+
+	__this_cpu_write(kprobe_ctlblk.depth, 1);
+	__this_cpu_write(kprobe_ctlblk.frame[0].site, s);
+	__this_cpu_write(kprobe_ctlblk.frame[0].status, KPROBE_HIT_ACTIVE);
+	list_for_each_entry_rcu(kp, &s->probes, list) {
+		/*
+		 * Only pre-only probes when pre_only was read, but one may
+		 * have joined the list since (__register_kprobe() clears
+		 * pre_only first): skip what this path cannot run, as a hit
+		 * that began before it joined would not have seen it.
+		 */
+		if (kprobe_disabled(kp) || !kp->pre_handler ||
+		    unlikely(kprobe_is_jprobe(kp)))
+			continue;
+		__this_cpu_write(kprobe_ctlblk.frame[0].kp, kp);
+		__this_cpu_write(current_kprobe, kp);
+		ret = kp->pre_handler(kp, regs);
+		if (ret)
+			break;
+	}
+	__this_cpu_write(kprobe_ctlblk.depth, 0);
+	__this_cpu_write(current_kprobe, NULL);
+	return ret;
+}
+
+/* may a hit on s take kprobe_pre_only()? */
+static nokprobe_inline bool kprobe_pre_only_now(struct kprobe_site *s)
+{
+	return READ_ONCE(s->pre_only) && !__this_cpu_read(kprobe_ctlblk.depth);
+}
+#endif /* CONFIG_HAVE_KPROBE_SITES */
+
 /*
  * The backend, for the sites: x86's (arch/x86/kernel/kprobes/) or, on
  * the other arches, kernel/kprobes_classic.c over theirs.
@@ -446,7 +500,7 @@ int arch_prepare_opt(struct kprobe_site *s);
 void arch_optimize_queue(struct kprobe_site *s);
 void arch_optimize_finish(void);
 void arch_unoptimize(struct kprobe_site *s);
-void arch_unoptimize_finish(struct list_head *sites);
+void arch_unoptimize_finish(struct list_head *sites, bool disarm);
 void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
 			int n);
 void arch_release_opt(struct kprobe_site *s);

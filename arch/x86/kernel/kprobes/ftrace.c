@@ -150,6 +150,23 @@ static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
 
 NOKPROBE_SYMBOL(kprobe_ftrace_general);
 
+/*
+ * Several pre-only probes (a kprobe beside a kretprobe): kprobe_pre_only(),
+ * out of line so that its loop's registers cost the solo path nothing.
+ */
+static noinline void kprobe_ftrace_pre_only(struct kprobe_site *s,
+					    struct pt_regs *regs,
+					    unsigned long ip)
+{
+	unsigned long orig_ip = regs->ip;
+
+	regs->ip = ip + INT3_INSN_SIZE;
+	if (!kprobe_pre_only(s, regs))
+		regs->ip = orig_ip;
+}
+
+NOKPROBE_SYMBOL(kprobe_ftrace_pre_only);
+
 /**
  * kprobe_ftrace_handler() - the ftrace callback of kprobes
  * @ip: the fentry site
@@ -204,6 +221,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		regs->ip = ip + INT3_INSN_SIZE;
 		if (!kprobe_solo_pre(kcb, s, kp, regs))
 			regs->ip = orig_ip;
+	} else if (kprobe_pre_only_now(s)) {
+		kprobe_ftrace_pre_only(s, regs, ip);
 	} else if (kprobe_ftrace_general(s, regs, kcb, ip)) {
 		return;		/* to a jprobe's handler, interrupts off */
 	}

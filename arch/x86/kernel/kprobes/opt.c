@@ -48,6 +48,7 @@
 #include <linux/kprobes_core.h>
 #include <linux/kallsyms.h>
 #include <linux/extable.h>
+#include <linux/list_sort.h>
 #include <linux/memory.h>
 #include <linux/objtool.h>
 #include <asm/text-patching.h>
@@ -150,6 +151,15 @@ static noinline int kprobe_opt_general(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_opt_general);
 
+/* several pre-only probes: out of line, as kprobe_opt_general() */
+static noinline int kprobe_opt_pre_only(struct pt_regs *regs,
+					struct kprobe_site *s)
+{
+	return kprobe_pre_only(s, regs);
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_pre_only);
+
 /*
  * Called by kprobe_opt_trampoline, interrupts off, with the pt_regs it
  * built and the site.  The common hit, one pre-only probe and no hit
@@ -178,6 +188,8 @@ __used __visible notrace __noendbr int kprobe_opt_callback(struct pt_regs *regs,
 	kp = kprobe_solo_now(s, kcb);
 	if (likely(kp))
 		moved = kprobe_solo_pre(kcb, s, kp, regs);
+	else if (kprobe_pre_only_now(s))
+		moved = kprobe_opt_pre_only(regs, s);
 	else
 		moved = kprobe_opt_general(regs, s);
 	/* the trampoline's popf restores regs->flags (a handler's IF too) */
@@ -360,28 +372,112 @@ void arch_optimize_finish(void)
 	text_poke_finish();
 }
 
+/*
+ * Writing many sites' bytes.  Most of text_poke()'s cost is per call (it
+ * maps the page in a temporary mm, copies, flushes the TLB), not per
+ * byte, and the sites that one unregistration undoes are often close
+ * together (a module's small functions, a family of kernel functions).
+ * So the bytes one step writes at sites at most OPT_SPAN_GAP bytes apart
+ * on one page go in one text_poke() of the span from the first to the
+ * last of them, the bytes between them copied from the text as it is.
+ * That rewrites those few bytes with their own values: every writer of
+ * kernel text holds text_mutex, as we do, so none changes them
+ * meanwhile, and a CPU running them fetches what it fetched before.
+ */
+#define OPT_SPAN_GAP	64
+static u8 opt_span_buf[PAGE_SIZE];	/* text_mutex */
+
+struct opt_span {
+	unsigned long lo, hi;	/* [lo, hi) in opt_span_buf[]; hi == 0: empty */
+};
+
+static void opt_span_flush(struct opt_span *sp)
+{
+	if (sp->hi)
+		text_poke((void *)sp->lo, opt_span_buf, sp->hi - sp->lo);
+	sp->hi = 0;
+}
+
+/* @len bytes from @src at @addr, joining the span if they share its page */
+static void opt_span_add(struct opt_span *sp, unsigned long addr,
+			 const u8 *src, int len)
+{
+	unsigned long page = sp->lo & PAGE_MASK;
+
+	if (sp->hi && (addr < sp->hi || addr - sp->hi > OPT_SPAN_GAP ||
+		       addr + len > page + PAGE_SIZE))
+		opt_span_flush(sp);
+	if (!sp->hi) {
+		if ((addr & PAGE_MASK) != ((addr + len - 1) & PAGE_MASK)) {
+			/* across two pages: text_poke() maps both */
+			text_poke((void *)addr, src, len);
+			return;
+		}
+		sp->lo = addr;
+		sp->hi = addr;
+	}
+	memcpy(opt_span_buf + (sp->hi - sp->lo), (void *)sp->hi, addr - sp->hi);
+	memcpy(opt_span_buf + (addr - sp->lo), src, len);
+	sp->hi = addr + len;
+}
+
+static int opt_site_cmp(void *priv, const struct list_head *a,
+			const struct list_head *b)
+{
+	unsigned long x = list_entry(a, struct kprobe_site, opt_node)->addr;
+	unsigned long y = list_entry(b, struct kprobe_site, opt_node)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Bytes [from, from + len) of each site's region: the int3, or the
+ * original bytes.  The first byte (from 0, len 1) comes from ainsn.orig,
+ * as arch_disarm_site() writes it; the others from the region's copy.
+ */
+static void opt_poke_sites(struct list_head *sites, int from, int len,
+			   bool int3)
+{
+	static const u8 int3_insn = INT3_INSN_OPCODE;
+	struct opt_span sp = { .hi = 0 };
+	struct kprobe_site *s;
+	const u8 *src;
+
+	list_for_each_entry(s, sites, opt_node) {
+		if (int3)
+			src = &int3_insn;
+		else
+			src = from ? s->ainsn.opt_orig + from : s->ainsn.orig;
+		opt_span_add(&sp, s->addr + from, src, len);
+	}
+	opt_span_flush(&sp);
+}
+
 /**
  * arch_unoptimize_finish() - put optimized sites' region bytes back
- * @sites: optimized sites, on their ->opt_node, whose int3 is written
- *	   again (arch_arm_site(), not synced)
+ * @sites: optimized sites, on their ->opt_node (sorted here by address)
+ * @disarm: put the original first byte back too (the sites are going)
  *
  * text_poke_bp() writes one instruction, and int3 + the rest of the
  * region is not one.  So: the int3s first, made visible everywhere with
  * one IPI round (a CPU at a probe now traps, and its hit leaves through
  * the detour, which the caller's state still says); only then the
  * jumps' other four bytes, which no CPU can be executing any more, with
- * one more.
+ * one more.  With @disarm, last, the original first bytes, which the
+ * caller's batch makes visible.  Each step writes the sites of a page in
+ * one text_poke() (opt_span_add()).
  */
-void arch_unoptimize_finish(struct list_head *sites)
+void arch_unoptimize_finish(struct list_head *sites, bool disarm)
 {
-	struct kprobe_site *s;
-
+	list_sort(NULL, sites, opt_site_cmp);
 	mutex_lock(&text_mutex);
+	opt_poke_sites(sites, 0, INT3_INSN_SIZE, true);
 	text_poke_sync();
-	list_for_each_entry(s, sites, opt_node)
-		text_poke((void *)s->addr + INT3_INSN_SIZE, s->ainsn.opt_orig + 1,
-			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	opt_poke_sites(sites, INT3_INSN_SIZE, JMP32_INSN_SIZE - INT3_INSN_SIZE,
+		       false);
 	text_poke_sync();
+	if (disarm)
+		opt_poke_sites(sites, 0, INT3_INSN_SIZE, false);
 	mutex_unlock(&text_mutex);
 }
 
@@ -393,9 +489,8 @@ void arch_unoptimize(struct kprobe_site *s)
 {
 	LIST_HEAD(one);
 
-	arch_arm_site(s);
 	list_add(&s->opt_node, &one);
-	arch_unoptimize_finish(&one);
+	arch_unoptimize_finish(&one, false);
 	list_del_init(&s->opt_node);
 }
 
