@@ -349,21 +349,45 @@ static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 	kretprobe_recycle_as(ri, rcu_access_pointer(ri->rph->rp));
 }
 
-/*
- * the kretprobe's entry kprobe: take an instance, divert the return.
- * __flatten: objpool_pop() inline here, whatever the compiler makes of
- * its other caller (kretprobe_spare_pop(), noinline, stays a call).
- */
-__flatten int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+/* ri takes this activation: its task, and where it returns to */
+static nokprobe_inline void kretprobe_take(struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
 {
-	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct kretprobe_holder *rph = rp->rph;
-	struct kretprobe_instance *ri;
-#ifndef CONFIG_KPROBES_CLASSIC
-	unsigned long *slot = arch_kretprobe_ret_slot(regs);
+	ri->task = current;
+#ifdef CONFIG_KPROBES_CLASSIC
+	/* the backend finds the return address (and frame) when it diverts */
+	ri->fp = NULL;
+	ri->ret_addr = NULL;
+#else
+	ri->fp = arch_kretprobe_ret_slot(regs);
+	ri->ret_addr = (kprobe_opcode_t *)*(unsigned long *)ri->fp;
 #endif
+}
 
-	ri = kretprobe_hot_pop(rph);
+/* the return goes to the trampoline; ri is the task's most recent */
+static nokprobe_inline void kretprobe_divert(struct kretprobe_instance *ri,
+					     struct pt_regs *regs)
+{
+#ifdef CONFIG_KPROBES_CLASSIC
+	arch_prepare_kretprobe(ri, regs);
+#else
+	*(unsigned long *)ri->fp = (unsigned long)kretprobe_trampoline_addr();
+#endif
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+}
+
+/*
+ * kretprobe_entry() without a hot instance (ri NULL), or with an
+ * entry_handler: the pool, the other CPUs' slots, the spares, then the
+ * entry_handler, which may refuse the activation.  Out of line, so that
+ * the common entry saves no register.
+ */
+static noinline int kretprobe_entry_slow(struct kretprobe *rp,
+					 struct pt_regs *regs,
+					 struct kretprobe_instance *ri)
+{
+	struct kretprobe_holder *rph = rp->rph;
+
 	if (!ri)
 		ri = objpool_pop(&rph->pool);
 	if (unlikely(!ri))
@@ -375,25 +399,30 @@ __flatten int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 			return 0;
 		}
 	}
-	ri->task = current;
-#ifdef CONFIG_KPROBES_CLASSIC
-	/* the backend finds the return address (and frame) when it diverts */
-	ri->fp = NULL;
-	ri->ret_addr = NULL;
-#else
-	ri->fp = slot;
-	ri->ret_addr = (kprobe_opcode_t *)*slot;
-#endif
+	kretprobe_take(ri, regs);
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		objpool_push(ri, &ri->rph->pool);	/* its own pool */
 		return 0;
 	}
-#ifdef CONFIG_KPROBES_CLASSIC
-	arch_prepare_kretprobe(ri, regs);
-#else
-	*slot = (unsigned long)kretprobe_trampoline_addr();
-#endif
-	__llist_add(&ri->llist, &current->kretprobe_instances);
+	kretprobe_divert(ri, regs);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_entry_slow);
+
+/*
+ * the kretprobe's entry kprobe: take an instance, divert the return.  The
+ * common case, this CPU's hot instance and no entry_handler, is done here.
+ */
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri = kretprobe_hot_pop(rp->rph);
+
+	if (unlikely(!ri || rp->entry_handler))
+		return kretprobe_entry_slow(rp, regs, ri);
+	kretprobe_take(ri, regs);
+	kretprobe_divert(ri, regs);
 	return 0;
 }
 
@@ -546,6 +575,30 @@ static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kretprobe_return_general);
 
+/*
+ * The common return, but with a hit under way on this CPU (preemption
+ * disabled by the caller, enabled here): a frame above it.
+ */
+static noinline unsigned long
+kretprobe_return_nested(struct pt_regs *regs, struct kretprobe_instance *ri)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	unsigned long real = (unsigned long)ri->ret_addr;
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	kprobe_frame_push(kcb, NULL, rp ? &rp->kp : &kprobe_busy,
+			  KPROBE_HIT_ACTIVE);
+	if (rp && rp->handler)
+		rp->handler(ri, regs);
+	current->kretprobe_instances.first = ri->llist.next;
+	kretprobe_recycle_as(ri, rp);
+	kprobe_frame_pop(kcb);
+	preempt_enable();
+	return real;
+}
+
+NOKPROBE_SYMBOL(kretprobe_return_nested);
+
 /**
  * kretprobe_trampoline_handler() - a kretprobed function returned
  * @regs: registers at the return (ip is set to the real return address)
@@ -567,10 +620,8 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 {
 	struct llist_node *node = current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
-	struct kprobe_ctlblk *kcb;
 	struct kretprobe *rp;
 	unsigned long real;
-	bool nested;
 
 	if (unlikely(!node))
 		return kretprobe_return_general(regs, frame_pointer);
@@ -580,29 +631,25 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 		return kretprobe_return_general(regs, frame_pointer);
 	instruction_pointer_set(regs, real);
 
+	preempt_disable();
+	if (unlikely(__this_cpu_read(kprobe_ctlblk.depth)))
+		return kretprobe_return_nested(regs, ri);	/* never, in practice */
 	/*
 	 * As kprobe_busy_begin(): a probe hit in the handler or the
 	 * recycling counts nmissed; the frame stands for rp (or for the
-	 * busy placeholder once rp is unregistered).
+	 * busy placeholder once rp is unregistered).  Only ri is kept
+	 * across the handler's call: what else is needed is read again.
 	 */
-	preempt_disable();
-	kcb = get_kprobe_ctlblk();
 	rp = get_kretprobe(ri);
-	nested = kcb->depth;	/* never a hit under way, in practice */
-	if (likely(!nested))
-		kprobe_solo_begin(kcb, NULL, rp ? &rp->kp : &kprobe_busy);
-	else
-		kprobe_frame_push(kcb, NULL, rp ? &rp->kp : &kprobe_busy,
-				  KPROBE_HIT_ACTIVE);
+	kprobe_solo_begin(NULL, NULL, rp ? &rp->kp : &kprobe_busy);
 	if (rp && rp->handler)
 		rp->handler(ri, regs);
 	/* off the list only now: unwinds from the handler still find it */
-	current->kretprobe_instances.first = node->next;
-	kretprobe_recycle_hot(ri, rp);
-	if (likely(!nested))
-		kprobe_solo_done(kcb);
-	else
-		kprobe_frame_pop(kcb);
+	current->kretprobe_instances.first = ri->llist.next;
+	real = (unsigned long)ri->ret_addr;
+	/* rp again, in the same read-side section: NULL if orphaned since */
+	kretprobe_recycle_hot(ri, get_kretprobe(ri));
+	kprobe_solo_done(NULL);
 	preempt_enable();
 	return real;
 }

@@ -444,10 +444,11 @@ static nokprobe_inline int kprobe_pre_only(struct kprobe_site *s,
 		 * Only pre-only probes when pre_only was read, but one may
 		 * have joined the list since (__register_kprobe() clears
 		 * pre_only first): skip what this path cannot run, as a hit
-		 * that began before it joined would not have seen it.
+		 * that began before it joined would not have seen it.  One
+		 * test for disabled, gone (kprobe_disabled()) and jprobes.
 		 */
-		if (kprobe_disabled(kp) || !kp->pre_handler ||
-		    unlikely(kprobe_is_jprobe(kp)))
+		if ((kp->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
+				  KPROBE_FLAG_JPROBE)) || !kp->pre_handler)
 			continue;
 		__this_cpu_write(kprobe_ctlblk.frame[0].kp, kp);
 		__this_cpu_write(current_kprobe, kp);
@@ -607,7 +608,7 @@ void kprobe_unregister_array(const struct kprobe_array *a,
 			     enum kprobe_wait wait);
 
 #ifdef CONFIG_KRETPROBES
-void kretprobe_trampoline_callback(struct pt_regs *regs);
+unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 /*
  * A kretprobe's entry probe and instance pool: the core's own
  * (kernel/kprobes_kretprobes.c), or a rethook's (kernel/kprobes_classic.c).

@@ -701,9 +701,9 @@ NOKPROBE_SYMBOL(kprobe_fault_handler);
  * The trampoline a kretprobed function returns into.  Its frame, from the
  * top: the slot the diverted return address sat in (fp), where we push
  * our own address so an unwinder meeting it asks kretprobe_find_ret_addr()
- * for the real one; then a struct pt_regs.  The C callback writes the real
- * return address over that slot and we return through it, so no trap is
- * taken on the way back.
+ * for the real one; then a struct pt_regs.  The C callback returns the
+ * real return address, which we write over that slot and return through,
+ * so no trap is taken on the way back.
  */
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kretprobe_trampoline\n"
@@ -718,6 +718,8 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
+	/* the real return address, over our own above the pt_regs */
+	"	mov " KP_AX ", " __stringify(KP_REGS_SIZE) "(" KP_SP ")\n"
 	KP_REGS_CLOSE
 	ASM_RET
 	".size kretprobe_trampoline, .-kretprobe_trampoline\n"
@@ -726,14 +728,20 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 NOKPROBE_SYMBOL(kretprobe_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
 
-__used __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
+/*
+ * Returns the real return address, which the trampoline writes over the
+ * slot: a tail call, so no register is kept here across the handlers.
+ * notrace: it runs between a function's return and its caller.
+ */
+__used __visible notrace unsigned long
+kretprobe_trampoline_callback(struct pt_regs *regs)
 {
 	/* the fake return-address slot sits right above the pt_regs */
 	unsigned long *fp = (unsigned long *)(regs + 1);
 
 	regs->sp = (unsigned long)(fp + 1);	/* as after the ret */
 	kprobe_regs_fill(regs);
-	*fp = kretprobe_trampoline_handler(regs, fp);
+	return kretprobe_trampoline_handler(regs, fp);
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
