@@ -30,6 +30,7 @@ ROWS = [
     ('hit.kprobe_carried_opt_int3', 'kprobe hit, entry alone: carrier int3 (2)', 'per hit'),
     ('hit.kprobe_carried_opt', 'kprobe hit, entry alone, settled (a jump fits)', 'per hit'),
     ('hit.kretprobe', 'kretprobe hit', 'per hit'),
+    ('hit.kretprobe_opt', 'kretprobe hit, optimized entry (a jump fits)', 'per hit'),
     ('hit.kprobe_kretprobe', 'kprobe + kretprobe, one function', 'per call'),
     ('hit.jprobe', 'jprobe hit', 'per hit'),
     ('hit.kprobe_2cpu', 'kprobe hit, 2 CPUs at once', 'per hit'),
@@ -63,7 +64,7 @@ ROWS += [
     ('scale.workload_unprobed', 'scale: workload, no probes', 'total'),
     ('scale.workload_armed', 'scale: workload, every function probed', 'total'),
 ]
-INFO = ['hit.kprobe_opt_state', 'hit.kprobe_ftrace_state',
+INFO = ['hit.kprobe_opt_state', 'hit.kretprobe_opt_state', 'hit.kprobe_ftrace_state',
         'hit.kprobe_carried_state', 'hit.kprobe_carried_opt_state', 'scale.armed',
         'scale.candidates', 'scale.refused', 'scale.hits', 'scale.ok_unprobed',
         'scale.ok_armed', 'funcs', 'warnings']

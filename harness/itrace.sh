@@ -5,11 +5,11 @@
 # Boots this IMPL's kernel under QEMU with one instruction per translated
 # block and block chaining off (so QEMU's exec log names every guest
 # instruction), loads tools/testing/selftests/kprobes/itrace/ with
-# what=$ITRACE (int3|mov|boost|opt|ftrace|kretprobe), or for a user hit
-# (ITRACE=ujpush|ujlea|upush|ulea) runs itrace/uitrace.sh, which has the
-# uprobes suite's target hit a register_uprobe() probe in a loop (jpush,
-# jlea: in anonymous memory, the memory engine; push, lea: in the file,
-# 6.12's inode engine), switches the exec
+# what=$ITRACE (int3|mov|boost|opt|ftrace|kretprobe|kprobe_kretprobe), or
+# for a user hit (ITRACE=ujpush|ujlea|upush|ulea) runs itrace/uitrace.sh,
+# which has the uprobes suite's target hit a register_uprobe() probe in a
+# loop (jpush, jlea: in anonymous memory, the memory engine; push, lea: in
+# the file, 6.12's inode engine), switches the exec
 # log on from the QEMU monitor for a moment while the module calls the
 # probed function in a loop, and hands the log to itrace.py, which cuts
 # it into iterations of that loop and prints the most common one's
@@ -51,7 +51,7 @@ opt=
 case $ITRACE in boost|int3|mov) opt="echo 0 > /proc/sys/debug/kprobes-optimization; " ;; esac
 # the ftrace hook, not ours' carrier (an entry probe registered alone)
 c=/proc/sys/debug/kprobes-carriers
-case $ITRACE in ftrace|kretprobe) opt="[ -e $c ] && echo 0 > $c; " ;; esac
+case $ITRACE in ftrace|kretprobe|kprobe_kretprobe) opt="[ -e $c ] && echo 0 > $c; " ;; esac
 RUN_NAME=itrace CMD="${opt}$run" \
 DIR=$dir KERNEL_ARGS="${KERNEL_ARGS:-} nokaslr" SMP=${SMP:-1} \
 QEMU_OPTS="${QEMU_OPTS:-} -icount shift=0 -singlestep -d nochain -D $xlog -monitor unix:$mon,server,nowait" \

@@ -9,7 +9,8 @@
 #                both implementations update ftrace per probe there, so
 #                10000 takes many minutes)
 #   BENCH_LOOPS  calls per per-hit figure (default 20000)
-#   BENCH_ONLY=hit  the per-hit figures only; =tracefs the tracefs ones only
+#   BENCH_ONLY=hit  the per-hit figures only; =reg the registration ones
+#                (BENCH_N) only; =tracefs the tracefs ones only
 #   BENCH_SCALE_S  guest seconds the scale phase may spend registering
 #   BENCH_ICOUNT   1 under -icount (the two-CPU figure's clock is shared)
 set -u
@@ -32,9 +33,10 @@ grep -v -x -F -f /tmp/black /tmp/all > /tmp/funcs
 kpb "funcs candidates $(wc -l < /tmp/funcs) of $(wc -l < /tmp/all)"
 
 only=${BENCH_ONLY:-}
-[ "$only" = tracefs ] ||
+case $only in tracefs|reg) ;; *)
 	{ insmod $KO phase=hit loops="$LOOPS" icount="${BENCH_ICOUNT:-0}" &&
-	  rmmod kprobes_bench; }
+	  rmmod kprobes_bench; } ;;
+esac
 
 # Uprobe hits: kpt_utarget's loop of LOOPS calls unprobed, then with a
 # tracefs uprobe event (recording), a counting uprobe_consumer (the
@@ -107,7 +109,7 @@ uprobe_hits() {
 	exec 7>&- 8<&-
 	wait
 }
-[ "$only" = tracefs ] || uprobe_hits
+case $only in tracefs|reg) ;; *) uprobe_hits ;; esac
 if [ "$only" = hit ]; then kpb "end"; exit 0; fi
 
 [ "$only" = tracefs ] && N=
@@ -116,6 +118,7 @@ for n in $N; do
 	f=; case " $KN " in *" $n "*) f=funcs=/tmp/funcs.n ;; esac
 	insmod $KO phase=reg n="$n" $f && rmmod kprobes_bench
 done
+if [ "$only" = reg ]; then kpb "end"; exit 0; fi
 
 # tracefs, as perf probe / bpftrace's kprobe_events users do it.
 insmod $KO phase=none

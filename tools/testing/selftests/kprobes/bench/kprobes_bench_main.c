@@ -437,6 +437,9 @@ static void phase_hit(void)
 		report_hit("kprobe_ftrace", t, base_c, 3L * loops);
 	}
 	hit_entry_alone(base_c, base_c2);
+	/* the kretprobe rows' kpb_c: on the hook, as in the ftrace row */
+	set_carriers(0);
+	msleep(600);
 
 	memset(&rp, 0, sizeof(rp));
 	rp.kp.addr = (kprobe_opcode_t *)kpb_c;
@@ -449,6 +452,22 @@ static void phase_hit(void)
 		unregister_kretprobe(&rp);
 		report_hit("kretprobe", t, base_c, 3L * loops);
 		pr_info("hit kretprobe_nmissed %d\n", rp.nmissed);
+	}
+
+	/* a kretprobe where a jump fits: kpb_long's entry, optimized if it can */
+	memset(&rp, 0, sizeof(rp));
+	rp.kp.addr = (kprobe_opcode_t *)kpb_long;
+	rp.handler = ret_count;
+	rp.maxactive = 8;
+	if (!register_kretprobe(&rp)) {
+		for (i = 0; i < 100 && !probe_is_jump(&rp.kp); i++)
+			msleep(20);
+		pr_info("hit kretprobe_opt_state %s\n",
+			probe_is_jump(&rp.kp) ? "optimized" : "not-optimized");
+		atomic_long_set(&hits, 0);
+		t = loop_ns(call_long);
+		unregister_kretprobe(&rp);
+		report_hit("kretprobe_opt", t, base_long, 3L * loops);
 	}
 
 	memset(&rp, 0, sizeof(rp));

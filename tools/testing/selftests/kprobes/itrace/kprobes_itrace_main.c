@@ -4,7 +4,8 @@
  * harness/itrace.sh can log every guest instruction of a few hits (QEMU's
  * exec log, switched on from its monitor) and count them per function.
  *
- *   what=int3|mov|boost|opt|ftrace|kretprobe   the bench's cases
+ *   what=int3|mov|boost|opt|ftrace|kretprobe|kprobe_kretprobe
+ *                                              the bench's cases
  *   secs=N                                     how long to loop
  *
  * It prints "itrace: <symbol> <address>" for its own functions and the
@@ -83,22 +84,29 @@ static int __init kit_init(void)
 		fn = kit_mov;
 	} else if (!strcmp(what, "opt")) {
 		fn = kit_long;
-	} else if (!strcmp(what, "ftrace") || !strcmp(what, "kretprobe")) {
+	} else if (!strcmp(what, "ftrace") || !strcmp(what, "kretprobe") ||
+		   !strcmp(what, "kprobe_kretprobe")) {
 		fn = kit_c;
 	} else if (strcmp(what, "boost")) {
 		return -EINVAL;
 	}
-	if (!strcmp(what, "kretprobe")) {
+	if (strstr(what, "kretprobe")) {
 		rp.kp.addr = (kprobe_opcode_t *)fn;
 		rp.handler = kit_ret;
 		rp.maxactive = 8;
 		ret = register_kretprobe(&rp);
-	} else {
+		if (ret)
+			return ret;
+	}
+	if (strcmp(what, "kretprobe")) {
 		kp.addr = (kprobe_opcode_t *)fn;
 		ret = register_kprobe(&kp);
+		if (ret) {
+			if (strstr(what, "kretprobe"))
+				unregister_kretprobe(&rp);
+			return ret;
+		}
 	}
-	if (ret)
-		return ret;
 	/* optimizers run within a few jiffies (kp.addr is past any endbr) */
 	for (i = 0; i < 100 && !strcmp(what, "opt") && *(u8 *)kp.addr != 0xe9; i++)
 		msleep(20);
@@ -122,10 +130,10 @@ static int __init kit_init(void)
 			x = kit_call(fn, x);
 		cond_resched();
 	}
-	if (!strcmp(what, "kretprobe"))
-		unregister_kretprobe(&rp);
-	else
+	if (strcmp(what, "kretprobe"))
 		unregister_kprobe(&kp);
+	if (strstr(what, "kretprobe"))
+		unregister_kretprobe(&rp);
 	pr_info("itrace: done %ld\n", atomic_long_read(&hits));
 	return -EAGAIN;	/* nothing to keep loaded */
 }

@@ -139,6 +139,7 @@ int t_kretprobe_return_value(void);
 int t_kretprobe_disable_enable(void);
 int t_kretprobe_nmissed_recursion(void);
 int t_kretprobe_spare_bound(void);
+int t_kretprobe_hot_instance_reachable(void);
 int t_kretprobe_sleeping_function(void);
 int t_kretprobe_absurd_maxactive(void);
 int t_kretprobe_unregister_while_live(void);

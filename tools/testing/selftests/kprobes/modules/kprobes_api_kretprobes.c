@@ -13,6 +13,7 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 
 #include "kprobes_api.h"
 
@@ -211,6 +212,46 @@ int t_kretprobe_spare_bound(void)
 		rh.returns, missed);
 	KPT_EXPECT_EQ(rh.returns + missed, 100);
 	KPT_EXPECT(rh.returns > 5 && rh.returns <= 1 + 32);
+	return kpt_failed;
+}
+
+/* run on one CPU by work_on_cpu(): arg activations, interrupts off */
+static long recurse_irqs_off(void *arg)
+{
+	unsigned long flags;
+	long n;
+
+	local_irq_save(flags);
+	n = call_recurse((long)arg);
+	local_irq_restore(flags);
+	return n;
+}
+
+/*
+ * Ours keeps the instance a return recycles in its CPU's hot slot (x86).
+ * The one reserved instance of maxactive 1, parked in the first CPU's slot
+ * by a call there, must still serve an activation on the second CPU: 8
+ * nested activations there, interrupts off, are then served as in
+ * kretprobe_spare_bound (the reserved one and the first spare pool's 4:
+ * 5 returns, 3 missed), not 4 and 4.
+ */
+int t_kretprobe_hot_instance_reachable(void)
+{
+	int first = cpumask_first(cpu_online_mask);
+	int second = cpumask_next(first, cpu_online_mask);
+	struct kretprobe rp;
+
+	if (upstream)
+		return KPT_SKIP_BECAUSE("no spare instances: see kretprobe_nmissed_recursion");
+	if (second >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
+		return 1;
+	KPT_EXPECT_EQ(work_on_cpu(first, recurse_irqs_off, (void *)0L), 0);
+	KPT_EXPECT_EQ(work_on_cpu(second, recurse_irqs_off, (void *)7L), 7);
+	unregister_kretprobe(&rp);
+	KPT_EXPECT_EQ(rh.returns, 1 + 5);
+	KPT_EXPECT_EQ(rp.nmissed, 3);
 	return kpt_failed;
 }
 

@@ -183,6 +183,7 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_disable_enable", t_kretprobe_disable_enable },
 	{ "kretprobe_nmissed_recursion", t_kretprobe_nmissed_recursion },
 	{ "kretprobe_spare_bound", t_kretprobe_spare_bound },
+	{ "kretprobe_hot_instance_reachable", t_kretprobe_hot_instance_reachable },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	X86_CASE("kretprobe_bad_input", t_kretprobe_bad_input),
 	{ "kretprobe_absurd_maxactive", t_kretprobe_absurd_maxactive },
