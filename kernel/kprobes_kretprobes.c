@@ -488,6 +488,10 @@ static unsigned long kretprobe_walk_return(struct pt_regs *regs,
 		panic("kretprobe: no instance for the return at %p\n",
 		      frame_pointer);
 	instruction_pointer_set(regs, real);
+#ifndef CONFIG_KPROBES_CLASSIC
+	/* the slot, before any instance leaves the list (as the common return) */
+	*(unsigned long *)frame_pointer = real;
+#endif
 
 	while ((node = *head)) {
 		struct kretprobe *rp;
@@ -577,13 +581,12 @@ NOKPROBE_SYMBOL(kretprobe_return_general);
 
 /*
  * The common return, but with a hit under way on this CPU (preemption
- * disabled by the caller, enabled here): a frame above it.
+ * disabled by the caller): a frame above it.
  */
-static noinline unsigned long
+static noinline void
 kretprobe_return_nested(struct pt_regs *regs, struct kretprobe_instance *ri)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	unsigned long real = (unsigned long)ri->ret_addr;
 	struct kretprobe *rp = get_kretprobe(ri);
 
 	kprobe_frame_push(kcb, NULL, rp ? &rp->kp : &kprobe_busy,
@@ -593,8 +596,6 @@ kretprobe_return_nested(struct pt_regs *regs, struct kretprobe_instance *ri)
 	current->kretprobe_instances.first = ri->llist.next;
 	kretprobe_recycle_as(ri, rp);
 	kprobe_frame_pop(kcb);
-	preempt_enable();
-	return real;
 }
 
 NOKPROBE_SYMBOL(kretprobe_return_nested);
@@ -630,23 +631,30 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real)))
 		return kretprobe_return_general(regs, frame_pointer);
 	instruction_pointer_set(regs, real);
+	/*
+	 * The slot holds the real address from now on: an unwind of this
+	 * task, preempted or interrupted anywhere between here and the
+	 * trampoline's ret, finds it there, whatever the list holds.
+	 */
+	*(unsigned long *)frame_pointer = real;
 
 	preempt_disable();
-	if (unlikely(__this_cpu_read(kprobe_ctlblk.depth)))
-		return kretprobe_return_nested(regs, ri);	/* never, in practice */
+	if (unlikely(__this_cpu_read(kprobe_ctlblk.depth))) {
+		kretprobe_return_nested(regs, ri);	/* never, in practice */
+		preempt_enable();
+		return real;
+	}
 	/*
 	 * As kprobe_busy_begin(): a probe hit in the handler or the
 	 * recycling counts nmissed; the frame stands for rp (or for the
-	 * busy placeholder once rp is unregistered).  Only ri is kept
-	 * across the handler's call: what else is needed is read again.
+	 * busy placeholder once rp is unregistered).  Only ri and real
+	 * are kept across the handler's call.
 	 */
 	rp = get_kretprobe(ri);
 	kprobe_solo_begin(NULL, NULL, rp ? &rp->kp : &kprobe_busy);
 	if (rp && rp->handler)
 		rp->handler(ri, regs);
-	/* off the list only now: unwinds from the handler still find it */
 	current->kretprobe_instances.first = ri->llist.next;
-	real = (unsigned long)ri->ret_addr;
 	/* rp again, in the same read-side section: NULL if orphaned since */
 	kretprobe_recycle_hot(ri, get_kretprobe(ri));
 	kprobe_solo_done(NULL);

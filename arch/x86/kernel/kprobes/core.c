@@ -730,8 +730,9 @@ STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
 
 /*
  * Returns the real return address, which the trampoline writes over the
- * slot: a tail call, so no register is kept here across the handlers.
- * notrace: it runs between a function's return and its caller.
+ * slot (kretprobe_trampoline_handler() wrote it there already, for
+ * unwinders): a tail call, so no register is kept here across the
+ * handlers.  notrace: one call less on every return.
  */
 __used __visible notrace unsigned long
 kretprobe_trampoline_callback(struct pt_regs *regs)
