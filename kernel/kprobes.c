@@ -224,6 +224,12 @@ bool kprobe_site_wants_armed(struct kprobe_site *s)
 	       site_enabled(s);
 }
 
+/* a probe with a pre_handler and nothing else to run (solo, pre_only) */
+static bool probe_pre_only(struct kprobe *kp)
+{
+	return kp->pre_handler && !kp->post_handler && !kprobe_is_jprobe(kp);
+}
+
 /*
  * The probe that may stand alone for the site on the hit paths (struct
  * kprobe_site.solo): one probe, enabled, with a pre_handler and nothing
@@ -237,9 +243,7 @@ struct kprobe *kprobe_site_solo(struct kprobe_site *s, bool want_armed)
 	if (!want_armed || !list_is_singular(&s->probes))
 		return NULL;
 	kp = list_first_entry(&s->probes, struct kprobe, list);
-	if (!kp->pre_handler || kp->post_handler || kprobe_is_jprobe(kp))
-		return NULL;
-	return kp;
+	return probe_pre_only(kp) ? kp : NULL;
 }
 
 /* the probe for struct kprobe_site.solo_post, or NULL */
@@ -265,7 +269,7 @@ bool kprobe_site_pre_only(struct kprobe_site *s, bool want_armed)
 	    list_is_singular(&s->probes))
 		return false;
 	list_for_each_entry(kp, &s->probes, list) {
-		if (!kp->pre_handler || kp->post_handler || kprobe_is_jprobe(kp))
+		if (!probe_pre_only(kp))
 			return false;
 	}
 	return true;
