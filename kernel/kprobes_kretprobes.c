@@ -35,9 +35,10 @@
  *    spares: every reserved instance stays within reach, and nmissed
  *    still counts only a hit that found none anywhere.
  *    kretprobe_release() puts what they hold back in the pool.
- *  - The return: kretprobe_trampoline_handler(), called by the arch's
- *    trampoline, runs the handlers of this frame's instances and gives
- *    them back; kretprobe_find_ret_addr() lets unwinders see through the
+ *  - The return: kretprobe_slot_return() (x86), or the classic backends'
+ *    kretprobe_trampoline_handler(), called by the arch's trampoline,
+ *    runs the handlers of this frame's instances and gives them back;
+ *    kretprobe_find_ret_addr() lets unwinders see through the
  *    trampoline; kprobe_flush_task() recycles a dead task's instances.
  *  - For the classic backends (kernel/kprobes_classic.c): their
  *    entry points __kretprobe_trampoline_handler() and the frame-less
@@ -382,9 +383,9 @@ static nokprobe_inline void kretprobe_divert(struct kretprobe_instance *ri,
  * entry_handler, which may refuse the activation.  Out of line, so that
  * the common entry saves no register.
  */
-static noinline int kretprobe_entry_slow(struct kretprobe *rp,
-					 struct pt_regs *regs,
-					 struct kretprobe_instance *ri)
+static noinline notrace int kretprobe_entry_slow(struct kretprobe *rp,
+						 struct pt_regs *regs,
+						 struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = rp->rph;
 
@@ -413,8 +414,9 @@ NOKPROBE_SYMBOL(kretprobe_entry_slow);
 /*
  * the kretprobe's entry kprobe: take an instance, divert the return.  The
  * common case, this CPU's hot instance and no entry_handler, is done here.
+ * notrace, as the return path below.
  */
-int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+notrace int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri = kretprobe_hot_pop(rp->rph);
@@ -566,15 +568,18 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
 #else
-static noinline unsigned long kretprobe_return_general(struct pt_regs *regs,
-						       void *frame_pointer)
+/*
+ * The return path below is notrace, as is the x86 trampoline's callback:
+ * it runs on every return of every kretprobed function, and an fentry
+ * call there would cost every one of them an instruction for a trace of
+ * what the kretprobe itself reports.
+ */
+static noinline notrace void kretprobe_return_general(struct pt_regs *regs,
+						      void *frame_pointer)
 {
-	unsigned long real;
-
 	kprobe_busy_begin();
-	real = kretprobe_walk_return(regs, frame_pointer);
+	kretprobe_walk_return(regs, frame_pointer);
 	kprobe_busy_end();
-	return real;
 }
 
 NOKPROBE_SYMBOL(kretprobe_return_general);
@@ -583,7 +588,7 @@ NOKPROBE_SYMBOL(kretprobe_return_general);
  * The common return, but with a hit under way on this CPU (preemption
  * disabled by the caller): a frame above it.
  */
-static noinline void
+static noinline notrace void
 kretprobe_return_nested(struct pt_regs *regs, struct kretprobe_instance *ri)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
@@ -601,35 +606,40 @@ kretprobe_return_nested(struct pt_regs *regs, struct kretprobe_instance *ri)
 NOKPROBE_SYMBOL(kretprobe_return_nested);
 
 /**
- * kretprobe_trampoline_handler() - a kretprobed function returned
+ * kretprobe_slot_return() - a kretprobed function returned
  * @regs: registers at the return (ip is set to the real return address)
  * @frame_pointer: the stack slot that held the diverted return address
  *
- * Runs every instance diverted at this frame (one per kretprobe on the
- * function, most recent first), then recycles them.  Instances of deeper
- * frames left behind (their function never returned) are recycled too.
+ * Writes the real return address back into @frame_pointer's slot before
+ * any handler runs, on every path, so the trampoline returns through the
+ * slot and needs no result from here.  Then runs every instance diverted
+ * at this frame (one per kretprobe on the function, most recent first)
+ * and recycles them.  Instances of deeper frames left behind (their
+ * function never returned) are recycled too.
  *
  * The common return is done here: the task's most recent instance is this
  * frame's and holds the real return address, so it is the only one of
  * this frame (a second kretprobe's would sit above it, holding the
- * trampoline's address) and none is left behind below it.
- *
- * Return: the real return address.
+ * trampoline's address) and none is left behind below it.  Nothing but
+ * the instance is kept across the handler's call.
  */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
-					   void *frame_pointer)
+notrace void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer)
 {
 	struct llist_node *node = current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
 	struct kretprobe *rp;
 	unsigned long real;
 
-	if (unlikely(!node))
-		return kretprobe_return_general(regs, frame_pointer);
+	if (unlikely(!node)) {
+		kretprobe_return_general(regs, frame_pointer);
+		return;
+	}
 	ri = container_of(node, struct kretprobe_instance, llist);
 	real = (unsigned long)ri->ret_addr;
-	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real)))
-		return kretprobe_return_general(regs, frame_pointer);
+	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real))) {
+		kretprobe_return_general(regs, frame_pointer);
+		return;
+	}
 	instruction_pointer_set(regs, real);
 	/*
 	 * The slot holds the real address from now on: an unwind of this
@@ -642,27 +652,27 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 	if (unlikely(__this_cpu_read(kprobe_ctlblk.depth))) {
 		kretprobe_return_nested(regs, ri);	/* never, in practice */
 		preempt_enable();
-		return real;
+		return;
 	}
 	/*
 	 * As kprobe_busy_begin(): a probe hit in the handler or the
 	 * recycling counts nmissed; the frame stands for rp (or for the
-	 * busy placeholder once rp is unregistered).  Only ri and real
-	 * are kept across the handler's call.
+	 * busy placeholder once rp is unregistered).  Only ri is kept
+	 * across the handler's call: ri->task is current, found again
+	 * through it.
 	 */
 	rp = get_kretprobe(ri);
 	kprobe_solo_begin(NULL, NULL, rp ? &rp->kp : &kprobe_busy);
 	if (rp && rp->handler)
 		rp->handler(ri, regs);
-	current->kretprobe_instances.first = ri->llist.next;
+	ri->task->kretprobe_instances.first = ri->llist.next;
 	/* rp again, in the same read-side section: NULL if orphaned since */
 	kretprobe_recycle_hot(ri, get_kretprobe(ri));
 	kprobe_solo_done(NULL);
 	preempt_enable();
-	return real;
 }
 
-NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
+NOKPROBE_SYMBOL(kretprobe_slot_return);
 #endif /* CONFIG_KPROBES_CLASSIC */
 
 /**

@@ -319,11 +319,11 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs);
 void arch_kretprobe_fixup_return(struct pt_regs *regs,
 				 kprobe_opcode_t *correct_ret_addr);
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer);
 #else
 void kretprobe_trampoline(void);
 #endif
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
-					   void *frame_pointer);
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 				      void *fp,
 				      struct llist_node **cur);

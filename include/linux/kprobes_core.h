@@ -608,7 +608,11 @@ void kprobe_unregister_array(const struct kprobe_array *a,
 			     enum kprobe_wait wait);
 
 #ifdef CONFIG_KRETPROBES
-unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
+void kretprobe_trampoline_callback(struct pt_regs *regs);
+#ifndef CONFIG_KPROBES_CLASSIC
+/* the return, called by the x86 trampoline's callback */
+void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer);
+#endif
 /*
  * A kretprobe's entry probe and instance pool: the core's own
  * (kernel/kprobes_kretprobes.c), or a rethook's (kernel/kprobes_classic.c).

@@ -701,9 +701,10 @@ NOKPROBE_SYMBOL(kprobe_fault_handler);
  * The trampoline a kretprobed function returns into.  Its frame, from the
  * top: the slot the diverted return address sat in (fp), where we push
  * our own address so an unwinder meeting it asks kretprobe_find_ret_addr()
- * for the real one; then a struct pt_regs.  The C callback returns the
- * real return address, which we write over that slot and return through,
- * so no trap is taken on the way back.
+ * for the real one; then a struct pt_regs.  kretprobe_slot_return()
+ * writes the real return address over that slot before it runs any
+ * handler (an unwind from a handler or a preemption finds it there), and
+ * we return through it, so no trap is taken on the way back.
  */
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kretprobe_trampoline\n"
@@ -718,8 +719,7 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
-	/* the real return address, over our own above the pt_regs */
-	"	mov " KP_AX ", " __stringify(KP_REGS_SIZE) "(" KP_SP ")\n"
+	/* the slot above the pt_regs now holds the real return address */
 	KP_REGS_CLOSE
 	ASM_RET
 	".size kretprobe_trampoline, .-kretprobe_trampoline\n"
@@ -729,12 +729,12 @@ NOKPROBE_SYMBOL(kretprobe_trampoline);
 STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
 
 /*
- * Returns the real return address, which the trampoline writes over the
- * slot (kretprobe_trampoline_handler() wrote it there already, for
- * unwinders): a tail call, so no register is kept here across the
- * handlers.  notrace: one call less on every return.
+ * kretprobe_slot_return() writes the real return address over the slot,
+ * on every path (the common return, the walk, the nested one): a tail
+ * call, no register is kept here across the handlers.  notrace, as the
+ * rest of the return path: one call less on every return.
  */
-__used __visible notrace unsigned long
+__used __visible notrace void
 kretprobe_trampoline_callback(struct pt_regs *regs)
 {
 	/* the fake return-address slot sits right above the pt_regs */
@@ -742,7 +742,7 @@ kretprobe_trampoline_callback(struct pt_regs *regs)
 
 	regs->sp = (unsigned long)(fp + 1);	/* as after the ret */
 	kprobe_regs_fill(regs);
-	return kretprobe_trampoline_handler(regs, fp);
+	kretprobe_slot_return(regs, fp);
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);

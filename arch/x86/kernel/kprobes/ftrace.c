@@ -15,7 +15,10 @@
  * The handler runs in ftrace context with interrupts disabled.  It shares
  * the per-CPU frames of the int3 path, so a hit inside any probe handler
  * only counts nmissed; that is its recursion guard (see
- * kprobe_ftrace_handler()).
+ * kprobe_ftrace_handler()).  The callback and what it calls are notrace,
+ * as fprobe's and every other callback in kernel/trace/ (which that
+ * directory builds without -pg): an fentry call there cost every hit an
+ * instruction.
  *
  * Moving a site between the two ops (a post_handler or jprobe comes or
  * goes) is make-before-break: the site is hooked on the new ops first,
@@ -100,7 +103,7 @@ void kprobe_ftrace_walk_sync(void)
  * its frame stays, and interrupts stay off (ftrace restores the flags
  * from regs, IF cleared) until its jprobe_return() traps.
  */
-static noinline bool kprobe_ftrace_general(struct kprobe_site *s,
+static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
 					   struct pt_regs *regs,
 					   struct kprobe_ctlblk *kcb,
 					   unsigned long ip)
@@ -154,7 +157,7 @@ NOKPROBE_SYMBOL(kprobe_ftrace_general);
  * Several pre-only probes (a kprobe beside a kretprobe): kprobe_pre_only(),
  * out of line so that its loop's registers cost the solo path nothing.
  */
-static noinline void kprobe_ftrace_pre_only(struct kprobe_site *s,
+static noinline notrace void kprobe_ftrace_pre_only(struct kprobe_site *s,
 					    struct pt_regs *regs,
 					    unsigned long ip)
 {
@@ -180,8 +183,9 @@ NOKPROBE_SYMBOL(kprobe_ftrace_pre_only);
  * where it put it, and ftrace resumes there; a jprobe's handler is
  * reached that way (arch/x86/kernel/kprobes/jprobes.c).
  */
-void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
-			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+notrace void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *ops,
+				   struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
