@@ -461,8 +461,8 @@ static nokprobe_inline void kretprobe_call(struct kretprobe *rp,
  * Classic backends give no frame (NULL): the most recent instances are
  * then this return's, up to the first that holds a real address.
  */
-static unsigned long kretprobe_walk_return(struct pt_regs *regs,
-					   void *frame_pointer)
+static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
+						   void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
@@ -569,10 +569,12 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
 #else
 /*
- * The return path below is notrace, as is the x86 trampoline's callback:
- * it runs on every return of every kretprobed function, and an fentry
- * call there would cost every one of them an instruction for a trace of
- * what the kretprobe itself reports.
+ * The return path's functions (these, kretprobe_walk_return() and the
+ * x86 trampoline's callback) are notrace: they run on every return of
+ * every kretprobed function, and an fentry call there would cost every
+ * one of them an instruction for a trace of what the kretprobe itself
+ * reports.  As for rethook, which kernel/trace/ builds without -pg, they
+ * cannot be livepatched nor traced by fentry programs.
  */
 static noinline notrace void kretprobe_return_general(struct pt_regs *regs,
 						      void *frame_pointer)
@@ -622,6 +624,10 @@ NOKPROBE_SYMBOL(kretprobe_return_nested);
  * this frame (a second kretprobe's would sit above it, holding the
  * trampoline's address) and none is left behind below it.  Nothing but
  * the instance is kept across the handler's call.
+ *
+ * A handler's changes to regs->ip or ri->ret_addr are not followed (as
+ * with upstream's rethook): the return goes through the slot, which a
+ * handler has no business writing (it sits at regs->sp - sizeof(long)).
  */
 notrace void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer)
 {

@@ -713,9 +713,8 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	ANNOTATE_NOENDBR	/* reached by ret only */
 	"	push $kretprobe_trampoline\n"
 	UNWIND_HINT_FUNC
-	/* regs->ss, regs->sp */
-	"	sub $" __stringify(2 * KP_WORD) ", " KP_SP "\n"
-	"	pushf\n"			/* regs->flags */
+	/* regs->ss, regs->sp (a lea: the flags stay the function's), flags */
+	KP_REGS_OPEN
 	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
@@ -730,9 +729,10 @@ STACK_FRAME_NON_STANDARD_FP(kretprobe_trampoline);
 
 /*
  * kretprobe_slot_return() writes the real return address over the slot,
- * on every path (the common return, the walk, the nested one): a tail
- * call, no register is kept here across the handlers.  notrace, as the
- * rest of the return path: one call less on every return.
+ * on every path (the common return, the walk, the nested one), so no
+ * result comes back: on x86_64 a tail call, no register kept here
+ * across the handlers.  notrace, as the rest of the return path: one
+ * call less on every return.
  */
 __used __visible notrace void
 kretprobe_trampoline_callback(struct pt_regs *regs)

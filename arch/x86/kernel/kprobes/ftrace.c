@@ -15,10 +15,10 @@
  * The handler runs in ftrace context with interrupts disabled.  It shares
  * the per-CPU frames of the int3 path, so a hit inside any probe handler
  * only counts nmissed; that is its recursion guard (see
- * kprobe_ftrace_handler()).  The callback and what it calls are notrace,
- * as fprobe's and every other callback in kernel/trace/ (which that
- * directory builds without -pg): an fentry call there cost every hit an
- * instruction.
+ * kprobe_ftrace_handler()).  The callback and its two out-of-line paths are
+ * notrace, as fprobe's and every other callback in kernel/trace/ (which
+ * that directory builds without -pg): an fentry call there cost every
+ * hit an instruction.
  *
  * Moving a site between the two ops (a post_handler or jprobe comes or
  * goes) is make-before-break: the site is hooked on the new ops first,
