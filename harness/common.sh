@@ -14,7 +14,7 @@ set -euo pipefail
 [ "$IMPL" = upstream ] || case " $FRAGS " in *series.config*) ;; *) FRAGS="$FRAGS $REPO/config/series.config" ;; esac
 H=$REPO/harness
 LOGS=$BUILD/logs
-JOBS=$(( $(nproc) + 1 ))
+: "${JOBS:=$(( $(nproc) + 1 ))}"
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"

@@ -4,7 +4,10 @@
 . "$(dirname "$0")/common.sh"
 
 mkdir -p "$LOGS"
-log=$LOGS/kbuild-$IMPL.log
+# one log per build folder (_build, _build_distro, ...): two of them may
+# build at once (.ci/run's background lane)
+obj=${KOBJ##*/}
+log=$LOGS/kbuild-$IMPL${obj#_build}.log
 say "building Linux $(make -s -C "$KSRC" kernelversion) ($IMPL) in ${KOBJ#"$REPO"/}"
 start=$(date +%s)
 targets=(bzImage)
