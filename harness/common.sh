@@ -14,7 +14,7 @@ set -euo pipefail
 [ "$IMPL" = upstream ] || case " $FRAGS " in *series.config*) ;; *) FRAGS="$FRAGS $REPO/config/series.config" ;; esac
 H=$REPO/harness
 LOGS=$BUILD/logs
-: "${JOBS:=$(( $(nproc) + 1 ))}"
+JOBS=$(( $(nproc) + 1 ))
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
@@ -33,6 +33,14 @@ kmake() {
 	local cc=gcc
 	command -v ccache >/dev/null && cc="ccache gcc"
 	make -s -C "$KSRC" O="$KOBJ" CC="$cc" HOSTCC="$cc" -j"$JOBS" "$@"
+}
+
+# kbuild_log KOBJ: harness/kbuild.sh's log of that build folder, one per
+# folder (_build, _build_distro, ...): two of them may build at once
+# (.ci/run's background lane)
+kbuild_log() {
+	local obj=${1##*/}
+	echo "$LOGS/kbuild-$IMPL${obj#_build}.log"
 }
 
 # syncdir FROM TO: make TO's files equal FROM's, writing only what differs

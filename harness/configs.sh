@@ -71,7 +71,7 @@ for v in $want; do
 		rows+=("$v FAIL - - $(( $(date +%s) - t0 ))s")
 		continue
 	fi
-	nw=$(grep -c ': warning:' "$LOGS/kbuild-ours_$v.log" || true)
+	nw=$(grep -c ': warning:' "$(kbuild_log "$kobj")" || true)
 	check "$v" "no build warning ($nw)" "$nw"
 	# W=1 over our objects (and, without kprobes, over the header's users)
 	mapfile -t objs < <(our_objects "$kobj")

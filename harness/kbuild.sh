@@ -4,10 +4,7 @@
 . "$(dirname "$0")/common.sh"
 
 mkdir -p "$LOGS"
-# one log per build folder (_build, _build_distro, ...): two of them may
-# build at once (.ci/run's background lane)
-obj=${KOBJ##*/}
-log=$LOGS/kbuild-$IMPL${obj#_build}.log
+log=$(kbuild_log "$KOBJ")
 say "building Linux $(make -s -C "$KSRC" kernelversion) ($IMPL) in ${KOBJ#"$REPO"/}"
 start=$(date +%s)
 targets=(bzImage)

@@ -104,9 +104,9 @@ void kprobe_ftrace_walk_sync(void)
  * from regs, IF cleared) until its jprobe_return() traps.
  */
 static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
-					   struct pt_regs *regs,
-					   struct kprobe_ctlblk *kcb,
-					   unsigned long ip)
+						   struct pt_regs *regs,
+						   struct kprobe_ctlblk *kcb,
+						   unsigned long ip)
 {
 	unsigned long orig_ip = regs->ip;
 	struct kprobe_site *carrier;
@@ -158,8 +158,8 @@ NOKPROBE_SYMBOL(kprobe_ftrace_general);
  * out of line so that its loop's registers cost the solo path nothing.
  */
 static noinline notrace void kprobe_ftrace_pre_only(struct kprobe_site *s,
-					    struct pt_regs *regs,
-					    unsigned long ip)
+						    struct pt_regs *regs,
+						    unsigned long ip)
 {
 	unsigned long orig_ip = regs->ip;
 
