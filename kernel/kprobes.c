@@ -547,6 +547,8 @@ again:
 		p->flags |= KPROBE_FLAG_FTRACE;
 	if (on_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	if (p->post_handler)
+		p->flags |= KPROBE_FLAG_POST;
 #ifdef CONFIG_KPROBES_CLASSIC
 	p->opcode = s->kp.opcode;
 #else

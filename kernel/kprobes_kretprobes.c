@@ -40,6 +40,10 @@
  *    runs the handlers of this frame's instances and gives them back;
  *    kretprobe_find_ret_addr() lets unwinders see through the
  *    trampoline; kprobe_flush_task() recycles a dead task's instances.
+ *  - Other return hooks on the same frame (x86): rethook's and
+ *    function_graph's trampolines may sit under or over ours; every
+ *    handler is told the real caller (kretprobe_stacked_ret_addr(), which
+ *    rethook's handler asks too), while the return goes through each.
  *  - For the classic backends (kernel/kprobes_classic.c): their
  *    entry points __kretprobe_trampoline_handler() and the frame-less
  *    walk; rethook-based ones use kprobes_classic.c's pools instead.
@@ -63,6 +67,7 @@
 #include <linux/export.h>
 #include <linux/kallsyms.h>
 #include <linux/irq_work.h>
+#include <linux/jump_label.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
 #include <linux/percpu.h>
@@ -267,15 +272,24 @@ kretprobe_hot_pop(struct kretprobe_holder *rph)
 	return xchg(this_cpu_ptr(rph->hot), NULL);
 }
 
-/* the reserved pool is empty: an instance parked in another CPU's slot */
+/*
+ * The reserved pool is empty: an instance parked in another CPU's slot.
+ * An empty pool is routine for a kretprobe on a function that blocks
+ * (every instance out on a sleeper), and then so are most slots: each is
+ * read first, and only one that holds an instance is exchanged, so such
+ * an entry writes no other CPU's cache line for nothing.
+ */
 static noinline struct kretprobe_instance *
 kretprobe_hot_steal(struct kretprobe_holder *rph)
 {
-	struct kretprobe_instance *ri;
+	struct kretprobe_instance **slot, *ri;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		ri = xchg(per_cpu_ptr(rph->hot, cpu), NULL);
+		slot = per_cpu_ptr(rph->hot, cpu);
+		if (!READ_ONCE(*slot))
+			continue;
+		ri = xchg(slot, NULL);
 		if (ri)
 			return ri;
 	}
@@ -454,19 +468,126 @@ static nokprobe_inline void kretprobe_call(struct kretprobe *rp,
 #endif
 }
 
+/* ---- other return hooks on the same frame (x86) ---------------------- */
+
+#ifdef CONFIG_HAVE_KPROBE_SITES
+/*
+ * rethook (fprobe exits, BPF kretprobe.multi) and function_graph divert
+ * returns through trampolines of their own, on the same functions as
+ * kretprobes.  Whichever hooks a return later saves the earlier one's
+ * trampoline as the return address: the kretprobe return must then go
+ * on through that trampoline, while its handlers are told the real
+ * caller.  Telling the two cases apart costs the common return a test
+ * against each foreign trampoline, which only kernels that ever used
+ * rethook or function_graph pay: they turn this key on before their
+ * first hook (kretprobe_note_return_hook()), and it stays on, since one
+ * of their trampolines may sit in an instance for as long as a task
+ * sleeps in a function.
+ */
+static DEFINE_STATIC_KEY_FALSE(kretprobe_stacked);
+
+/**
+ * kretprobe_note_return_hook() - another return hook is coming
+ *
+ * Called by rethook_alloc() and register_ftrace_graph(), before they can
+ * divert a return; may sleep.
+ */
+void kretprobe_note_return_hook(void)
+{
+	static_branch_enable(&kretprobe_stacked);
+}
+
+/* is addr the trampoline of another kind of return hook? */
+static nokprobe_inline bool kretprobe_foreign_trampoline(unsigned long addr)
+{
+	if (!static_branch_unlikely(&kretprobe_stacked))
+		return false;
+#ifdef CONFIG_RETHOOK
+	if (is_rethook_trampoline(addr))
+		return true;
+#endif
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	if (addr == (unsigned long)
+	    dereference_kernel_function_descriptor(return_to_handler))
+		return true;
+#endif
+	return false;
+}
+
+/* a guard only: each step consumes one record of its hook's list */
+#define KRETPROBE_STACKED_MAX	64
+
+/**
+ * kretprobe_stacked_ret_addr() - the caller behind stacked return hooks
+ * @addr: the address a return hook saved from @slot (a trampoline, or not)
+ * @slot: the return slot, on the current task's stack
+ *
+ * Follows the trampolines saved in @slot's records, kretprobe instances,
+ * rethook nodes and function_graph's return stack alike, to the one
+ * address that is none of theirs: the first hook saved it, each later
+ * one saved a trampoline.  Each list is searched from its top with a
+ * cursor of its own, which only moves down, so this ends.  For the
+ * current task, whose hooks on @slot have not returned yet: from a
+ * return hook's handler (rethook's, the kretprobe trampoline's).
+ *
+ * Return: the real return address, or @addr if a record is missing.
+ */
+notrace unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+						 unsigned long *slot)
+{
+	struct llist_node *kr_cur = NULL, *rh_cur = NULL;
+	unsigned long next;
+	int graph_idx = 0;
+	int i;
+
+	for (i = 0; i < KRETPROBE_STACKED_MAX; i++) {
+		if (is_kretprobe_trampoline(addr))
+			next = kretprobe_find_ret_addr(current, slot, &kr_cur);
+#ifdef CONFIG_RETHOOK
+		else if (is_rethook_trampoline(addr))
+			next = rethook_find_ret_addr(current,
+						     (unsigned long)slot,
+						     &rh_cur);
+#endif
+		else	/* return_to_handler, or addr itself */
+			next = ftrace_graph_ret_addr(current, &graph_idx, addr,
+						     slot);
+		if (!next || next == addr)
+			break;
+		addr = next;
+	}
+	return addr;
+}
+
+NOKPROBE_SYMBOL(kretprobe_stacked_ret_addr);
+#else
+static nokprobe_inline bool kretprobe_foreign_trampoline(unsigned long addr)
+{
+	return false;
+}
+#endif /* CONFIG_HAVE_KPROBE_SITES */
+
 /*
  * A return through the trampoline, in general: several kretprobes on the
- * function, or instances of deeper frames left behind (their function
- * never returned) on the task's list.  The caller made this CPU busy.
+ * function, instances of deeper frames left behind (their function never
+ * returned) on the task's list, or another kind of return hook below
+ * ours.  The caller made this CPU busy.
  * Classic backends give no frame (NULL): the most recent instances are
  * then this return's, up to the first that holds a real address.
+ *
+ * On x86 every handler of this frame is told the real caller, in
+ * regs->ip and in its instance's ret_addr, though the return goes
+ * through the slot to what the oldest instance saved there (another
+ * hook's trampoline, if one came first).  The instances' ret_addr can
+ * be rewritten so because the slot no longer holds our trampoline: no
+ * unwind looks this frame up in our list any more.
  */
 static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
 						   void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct kretprobe_instance *ri;
-	unsigned long real = 0;
+	unsigned long real = 0, shown;
 	struct llist_node *node;
 
 	/*
@@ -489,11 +610,14 @@ static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
 	if (unlikely(!real))
 		panic("kretprobe: no instance for the return at %p\n",
 		      frame_pointer);
-	instruction_pointer_set(regs, real);
-#ifndef CONFIG_KPROBES_CLASSIC
+	shown = real;
+#ifdef CONFIG_HAVE_KPROBE_SITES
+	if (kretprobe_foreign_trampoline(real))
+		shown = kretprobe_stacked_ret_addr(real, frame_pointer);
 	/* the slot, before any instance leaves the list (as the common return) */
 	*(unsigned long *)frame_pointer = real;
 #endif
+	instruction_pointer_set(regs, shown);
 
 	while ((node = *head)) {
 		struct kretprobe *rp;
@@ -503,6 +627,9 @@ static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
 		last = ri->fp == frame_pointer &&
 		       (unsigned long)ri->ret_addr == real;
 		if (ri->fp == frame_pointer) {
+#ifdef CONFIG_HAVE_KPROBE_SITES
+			ri->ret_addr = (kprobe_opcode_t *)shown;
+#endif
 			rp = get_kretprobe(ri);
 			if (rp && rp->handler)
 				kretprobe_call(rp, ri, regs);
@@ -623,7 +750,9 @@ NOKPROBE_SYMBOL(kretprobe_return_nested);
  * frame's and holds the real return address, so it is the only one of
  * this frame (a second kretprobe's would sit above it, holding the
  * trampoline's address) and none is left behind below it.  Nothing but
- * the instance is kept across the handler's call.
+ * the instance is kept across the handler's call.  An instance that holds
+ * another return hook's trampoline (rethook's, function_graph's) takes
+ * the general path, which tells the handlers the caller behind it.
  *
  * A handler's changes to regs->ip or ri->ret_addr are not followed (as
  * with upstream's rethook): the return goes through the slot, which a
@@ -642,7 +771,8 @@ notrace void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer)
 	}
 	ri = container_of(node, struct kretprobe_instance, llist);
 	real = (unsigned long)ri->ret_addr;
-	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real))) {
+	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real) ||
+		     kretprobe_foreign_trampoline(real))) {
 		kretprobe_return_general(regs, frame_pointer);
 		return;
 	}

@@ -587,6 +587,32 @@ static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_KPROBES */
 
 /*
+ * Return hooks stacked on one frame.  On x86 three kinds of hook divert a
+ * function's return: the kretprobe trampoline, rethook's (fprobe exits,
+ * BPF kretprobe.multi) and function_graph's return_to_handler.  Each saves
+ * the address it finds in the return slot and puts its own there, so on a
+ * function carrying two kinds the later one saved the earlier one's
+ * trampoline.  kretprobe_stacked_ret_addr() follows that chain for the
+ * current task to the real caller, which the handlers of either hook are
+ * told (the return itself still goes through every trampoline);
+ * kretprobe_note_return_hook() is how rethook and function_graph tell the
+ * kretprobe return path that it may meet their trampolines.
+ */
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_HAVE_KPROBE_SITES)
+unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+					 unsigned long *slot);
+void kretprobe_note_return_hook(void);
+#else
+static inline unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+						       unsigned long *slot)
+{
+	return addr;
+}
+
+static inline void kretprobe_note_return_hook(void) { }
+#endif
+
+/*
  * ftrace asks before an ops that diverts calls (IPMODIFY, a direct
  * trampoline) takes functions: an entry probe armed past the fentry call
  * (a carrier, kernel/kprobes_carriers.c) would miss them, so it moves

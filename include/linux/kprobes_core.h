@@ -406,13 +406,16 @@ static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
  * Core-internal flags, above the KPROBE_FLAG_*s of <linux/kprobes.h>.
  * Registration clears every flag but KPROBE_FLAG_DISABLED, then sets
  * KPROBE_FLAG_JPROBE for register_jprobes()'s probes alone, so the core
- * knows a jprobe without knowing its pre_handler.  KPROBE_FLAG_LEAVING
- * marks a probe an unregistration took off its site, until it hands the
- * probe back after the wait.
+ * knows a jprobe without knowing its pre_handler, and KPROBE_FLAG_POST
+ * for a probe with a post_handler, so that kprobe_pre_only() tells both
+ * kinds it cannot run apart in one test.  KPROBE_FLAG_LEAVING marks a
+ * probe an unregistration took off its site, until it hands the probe
+ * back after the wait.
  */
+#define KPROBE_FLAG_POST	BIT(13)
 #define KPROBE_FLAG_LEAVING	BIT(14)
 #define KPROBE_FLAG_JPROBE	BIT(15)
-static_assert(!((KPROBE_FLAG_LEAVING | KPROBE_FLAG_JPROBE) &
+static_assert(!((KPROBE_FLAG_POST | KPROBE_FLAG_LEAVING | KPROBE_FLAG_JPROBE) &
 		(KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED |
 		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_ON_FUNC_ENTRY)));
 
@@ -443,12 +446,17 @@ static nokprobe_inline int kprobe_pre_only(struct kprobe_site *s,
 		/*
 		 * Only pre-only probes when pre_only was read, but one may
 		 * have joined the list since (__register_kprobe() clears
-		 * pre_only first): skip what this path cannot run, as a hit
-		 * that began before it joined would not have seen it.  One
-		 * test for disabled, gone (kprobe_disabled()) and jprobes.
+		 * pre_only first, then adds it, with no wait between): skip
+		 * what this path cannot run whole, a probe with a
+		 * post_handler or a jprobe.  This hit is then one that
+		 * began before the probe joined, and runs none of its
+		 * handlers, rather than its pre_handler without its
+		 * post_handler.  One test for disabled, gone
+		 * (kprobe_disabled()), post_handler and jprobes.
 		 */
 		if ((kp->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE |
-				  KPROBE_FLAG_JPROBE)) || !kp->pre_handler)
+				  KPROBE_FLAG_POST | KPROBE_FLAG_JPROBE)) ||
+		    !kp->pre_handler)
 			continue;
 		__this_cpu_write(kprobe_ctlblk.frame[0].kp, kp);
 		__this_cpu_write(current_kprobe, kp);

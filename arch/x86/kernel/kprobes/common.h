@@ -11,6 +11,14 @@
  * that the stack pointer then points at a struct pt_regs whose
  * flags/sp/ss slots are the ones above.  RESTORE_REGS_STRING is its
  * mirror image and leaves the stack pointer at regs->flags.
+ *
+ * SAVE_REGS_STRING_AT(ip) is SAVE_REGS_STRING for our own trampolines:
+ * it pushes regs->cs (the kernel's), regs->ip (@ip, a symbol: the
+ * trampoline's own address until the C side knows better) and
+ * regs->orig_ax (no syscall) instead of reserving them.  With frame
+ * pointers, ENCODE_FRAME_POINTER publishes the pt_regs to unwinders the
+ * moment it runs, and an NMI's unwind (perf's callchains) may read them
+ * from then on: they must not hold stale stack words then.
  */
 #include <asm/asm.h>
 #include <asm/frame.h>
@@ -22,6 +30,17 @@
 #ifdef CONFIG_X86_64
 #define SAVE_REGS_STRING			\
 	"	subq $24, %rsp\n"		\
+	SAVE_GPRS_STRING			\
+	ENCODE_FRAME_POINTER
+
+#define SAVE_REGS_STRING_AT(ip)			\
+	"	pushq $" __stringify(__KERNEL_CS) "\n"	\
+	"	pushq $" ip "\n"		\
+	"	pushq $-1\n"			\
+	SAVE_GPRS_STRING			\
+	ENCODE_FRAME_POINTER
+
+#define SAVE_GPRS_STRING			\
 	"	pushq %rdi\n"			\
 	"	pushq %rsi\n"			\
 	"	pushq %rdx\n"			\
@@ -36,8 +55,7 @@
 	"	pushq %r12\n"			\
 	"	pushq %r13\n"			\
 	"	pushq %r14\n"			\
-	"	pushq %r15\n"			\
-	ENCODE_FRAME_POINTER
+	"	pushq %r15\n"
 
 #define RESTORE_REGS_STRING			\
 	"	popq %r15\n"			\
@@ -64,6 +82,17 @@
  */
 #define SAVE_REGS_STRING			\
 	"	subl $12, %esp\n"		\
+	SAVE_GPRS_STRING			\
+	ENCODE_FRAME_POINTER
+
+#define SAVE_REGS_STRING_AT(ip)			\
+	"	pushl $" __stringify(__KERNEL_CS) "\n"	\
+	"	pushl $" ip "\n"		\
+	"	pushl $-1\n"			\
+	SAVE_GPRS_STRING			\
+	ENCODE_FRAME_POINTER
+
+#define SAVE_GPRS_STRING			\
 	"	pushl $0\n"			\
 	"	pushl %fs\n"			\
 	"	pushl %es\n"			\
@@ -74,8 +103,7 @@
 	"	pushl %esi\n"			\
 	"	pushl %edx\n"			\
 	"	pushl %ecx\n"			\
-	"	pushl %ebx\n"			\
-	ENCODE_FRAME_POINTER
+	"	pushl %ebx\n"
 
 #define RESTORE_REGS_STRING			\
 	"	popl %ebx\n"			\
@@ -158,19 +186,17 @@ int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 		      unsigned long addr);
 
 /*
- * A trampoline's pt_regs (built by SAVE_REGS_STRING) as a kernel trap
- * frame would show them: kernel code and stack segments, no syscall, and
- * on i386 the segment slots' upper halves clear rather than stack garbage.
+ * A trampoline's pt_regs (built by SAVE_REGS_STRING_AT, which set cs, ip
+ * and orig_ax) as a kernel trap frame would show them: the kernel's stack
+ * segment, and on i386 the segment slot's upper half clear rather than
+ * stack garbage.
  */
 static __always_inline void kprobe_regs_fill(struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_32
-	regs->__csh = 0;
 	regs->__ssh = 0;
 #endif
-	regs->cs = __KERNEL_CS;
 	regs->ss = __KERNEL_DS;
-	regs->orig_ax = ~0UL;
 }
 
 #endif /* __X86_KERNEL_KPROBES_COMMON_H */

@@ -314,7 +314,8 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	ANNOTATE_NOENDBR	/* reached by direct calls from slots only */
 	UNWIND_HINT_FUNC
 	KP_REGS_OPEN				/* regs->ss, sp, flags */
-	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
+	/* regs->cs .. regs->bx/r15; ip is the hit's once the callback ran */
+	SAVE_REGS_STRING_AT("kprobe_step_trampoline")
 	"	lea " __stringify(KP_REGS_SIZE + KP_WORD) "(" KP_SP "), " KP_AX "\n"
 	"	mov " KP_AX ", " __stringify(KP_REGS_SP) "(" KP_SP ")\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 1)
@@ -715,7 +716,12 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	UNWIND_HINT_FUNC
 	/* regs->ss, regs->sp (a lea: the flags stay the function's), flags */
 	KP_REGS_OPEN
-	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
+	/*
+	 * regs->cs .. regs->bx/r15, ip the trampoline's own address until
+	 * kretprobe_slot_return() knows the caller: an NMI unwinding through
+	 * the frame meanwhile reads defined words, not old stack
+	 */
+	SAVE_REGS_STRING_AT("kretprobe_trampoline")
 	"	mov " KP_SP ", " KP_ARG1 "\n"
 	"	call kretprobe_trampoline_callback\n"
 	/* the slot above the pt_regs now holds the real return address */

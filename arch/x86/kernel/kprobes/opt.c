@@ -94,7 +94,8 @@ asm(".pushsection .kprobes.text, \"ax\"\n"
 	 * popf below restores them (kprobe_opt_callback() tells lockdep).
 	 */
 	"	cli\n"
-	SAVE_REGS_STRING			/* regs->cs .. regs->bx/r15 */
+	/* regs->cs .. regs->bx/r15; ip the probe's, below */
+	SAVE_REGS_STRING_AT("kprobe_opt_trampoline")
 	/* the return address is the copied region, stub+13; stub+0 the site */
 	"	mov " __stringify(KP_REGS_SIZE) "(" KP_SP "), " KP_AX "\n"
 	/* the second argument */
@@ -124,10 +125,11 @@ STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
 
 /*
  * A hit on a site without a solo probe, or nested in another hit.
- * Returns 1 if a pre_handler moved regs->ip.
+ * Returns 1 if a pre_handler moved regs->ip.  notrace, as its caller
+ * kprobe_opt_callback(): it runs in the detour.
  */
-static noinline int kprobe_opt_general(struct pt_regs *regs,
-				       struct kprobe_site *s)
+static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
+					       struct kprobe_site *s)
 {
 	struct kprobe_frame *f = kprobe_hit_begin(s);
 	int moved = 0;
@@ -151,9 +153,9 @@ static noinline int kprobe_opt_general(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_opt_general);
 
-/* several pre-only probes: out of line, as kprobe_opt_general() */
-static noinline int kprobe_opt_pre_only(struct pt_regs *regs,
-					struct kprobe_site *s)
+/* several pre-only probes: out of line and notrace, as kprobe_opt_general() */
+static noinline notrace int kprobe_opt_pre_only(struct pt_regs *regs,
+						struct kprobe_site *s)
 {
 	return kprobe_pre_only(s, regs);
 }

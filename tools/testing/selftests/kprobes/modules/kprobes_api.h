@@ -145,6 +145,9 @@ int t_kretprobe_absurd_maxactive(void);
 int t_kretprobe_unregister_while_live(void);
 #ifdef CONFIG_X86
 int t_kretprobe_bad_input(void);
+int t_kretprobe_frame_published(void);
+/* kprobes_api_text.c: kallsyms_lookup_name() through a probe on it */
+unsigned long kpt_lookup(const char *name);
 #endif
 
 #ifdef CONFIG_X86
@@ -209,6 +212,7 @@ int t_fault_in_handler(void);
 /* kprobes_api_smp.c */
 int t_concurrent_hits_while_registering(void);
 int t_batch_unregister_optimized(void);
+int t_post_joins_pre_only_walk(void);
 #endif /* CONFIG_X86 */
 
 #endif /* KPROBES_API_H */

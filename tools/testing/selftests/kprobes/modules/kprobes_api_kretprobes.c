@@ -386,3 +386,46 @@ int t_kretprobe_absurd_maxactive(void)
 	KPT_EXPECT_EQ(rh.returns, 0);
 	return kpt_failed;
 }
+
+#ifdef CONFIG_X86
+/*
+ * The return trampoline's pt_regs as the unwinders may see them from the
+ * moment it publishes them (with frame pointers its encoded frame
+ * pointer, which an NMI's unwind follows): regs->cs, regs->ip and
+ * regs->orig_ax must hold defined values by then, not what an earlier
+ * frame left on the stack there.  A breakpoint in the window is refused
+ * (the trampoline and its C side are NOKPROBE, which hardware breakpoints
+ * honour too), so the trampoline's own code is read: past its fake
+ * return address and the flags, it pushes the kernel's code segment, its
+ * own address and -1 (no syscall), rather than reserving the three words
+ * for its C side to fill after looking up the instance.
+ */
+int t_kretprobe_frame_published(void)
+{
+	u8 want[2 + 5 + 2] = {
+		0x6a, __KERNEL_CS,	/* push $__KERNEL_CS */
+		0x68, 0, 0, 0, 0,	/* push $<the trampoline> */
+		0x6a, 0xff,		/* push $-1 */
+	};
+	unsigned long tramp;
+	u32 imm;
+	u8 *code;
+	int i;
+
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream's return trampoline is rethook's, whose C side fills cs and ip");
+	tramp = kpt_lookup("kretprobe_trampoline");
+	if (!KPT_EXPECT(tramp))
+		return 1;
+	imm = (u32)tramp;
+	memcpy(&want[3], &imm, sizeof(imm));
+	code = (u8 *)tramp;
+	/* within its first 32 bytes: before SAVE_REGS_STRING's pushes */
+	for (i = 0; i + sizeof(want) <= 32; i++)
+		if (!memcmp(code + i, want, sizeof(want)))
+			break;
+	pr_info("# kretprobe_trampoline: %*ph\n", 32, code);
+	KPT_EXPECT(i + sizeof(want) <= 32);
+	return kpt_failed;
+}
+#endif /* CONFIG_X86 */

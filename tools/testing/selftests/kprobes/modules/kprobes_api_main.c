@@ -186,10 +186,12 @@ static const struct kpt_case cases[] = {
 	{ "kretprobe_hot_instance_reachable", t_kretprobe_hot_instance_reachable },
 	{ "kretprobe_sleeping_function", t_kretprobe_sleeping_function },
 	X86_CASE("kretprobe_bad_input", t_kretprobe_bad_input),
+	X86_CASE("kretprobe_frame_published", t_kretprobe_frame_published),
 	{ "kretprobe_absurd_maxactive", t_kretprobe_absurd_maxactive },
 	{ "kretprobe_unregister_while_live", t_kretprobe_unregister_while_live },
 	X86_CASE("concurrent_hits_while_registering", t_concurrent_hits_while_registering),
 	X86_CASE("batch_unregister_optimized", t_batch_unregister_optimized),
+	X86_CASE("post_joins_pre_only_walk", t_post_joins_pre_only_walk),
 };
 
 static int __init kprobes_api_init(void)

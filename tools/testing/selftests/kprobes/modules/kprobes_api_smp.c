@@ -259,3 +259,116 @@ int t_batch_unregister_optimized(void)
 	return KPT_SKIP_BECAUSE("upstream does not export wait_for_kprobe_optimizer()");
 #endif
 }
+
+/*
+ * A probe with a post_handler joining a site whose probes are all
+ * pre-only, while a hit on another CPU is walking them: that hit began
+ * before the new probe joined and must run none of its handlers, or both
+ * (its pre_handler without its post_handler is what no hit may do).
+ *
+ * Deterministic: the first pre-only probe's handler, on the hammer's CPU,
+ * holds the walk (a bounded spin) until the new probe is on the site's
+ * list, so the walk goes on past the join.  Then every pre of the new
+ * probe has its post.  The spin ends when the new probe's list node is
+ * linked, or after a second (a registration that waits for the hits
+ * first never links it during the spin: no race to see, and none seen).
+ */
+static struct kprobe join_kp;
+static atomic_t join_pre, join_post, join_held;
+static int join_cpu = -1;
+static bool join_armed;
+
+static int join_hold_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long until;
+
+	atomic_inc(&hammer_hits);
+	if (raw_smp_processor_id() != join_cpu || !READ_ONCE(join_armed))
+		return 0;
+	WRITE_ONCE(join_armed, false);
+	until = jiffies + HZ;
+	while (!READ_ONCE(join_kp.list.next) && time_before(jiffies, until))
+		cpu_relax();
+	if (READ_ONCE(join_kp.list.next))
+		atomic_inc(&join_held);
+	return 0;
+}
+
+static int join_pre_h(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&join_pre);
+	return 0;
+}
+
+static void join_post_h(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	atomic_inc(&join_post);
+}
+
+int t_post_joins_pre_only_walk(void)
+{
+	struct kprobe kp[2], *kps[2] = { &kp[0], &kp[1] };
+	struct task_struct *t = NULL;
+	int cpu, round, held = 0;
+	unsigned long until;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	/* two pre-only probes on kpt_target()'s entry: a pre-only site */
+	init_probe(&kp[0]);
+	kp[0].addr = (kprobe_opcode_t *)call_target;
+	kp[0].pre_handler = join_hold_pre;
+	init_probe(&kp[1]);
+	kp[1].addr = (kprobe_opcode_t *)call_target;
+	kp[1].pre_handler = hammer_pre;
+	if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
+		return 1;
+	atomic_set(&join_pre, 0);
+	atomic_set(&join_post, 0);
+	atomic_set(&join_held, 0);
+	WRITE_ONCE(join_cpu, cpu);
+	for (round = 0; round < 5; round++) {
+		t = hammer_start(cpu);
+		if (!KPT_EXPECT(!IS_ERR(t)))
+			break;
+		/* the hammer is in its loop, hitting the site */
+		until = jiffies + HZ;
+		while (atomic_read(&hammer_hits) < 10 &&
+		       time_before(jiffies, until))
+			msleep(1);
+		/* a clean node: the spin looks for it being linked */
+		memset(&join_kp, 0, sizeof(join_kp));
+		join_kp.addr = (kprobe_opcode_t *)call_target;
+		join_kp.pre_handler = join_pre_h;
+		join_kp.post_handler = join_post_h;
+		WRITE_ONCE(join_armed, true);
+		/* let the hammer's next hit take the spin before the join */
+		msleep(5);
+		if (!KPT_EXPECT_EQ(register_kprobe(&join_kp), 0)) {
+			kthread_stop(t);
+			break;
+		}
+		msleep(5);
+		/*
+		 * The hammer stops before the probe leaves: a hit in flight
+		 * while a probe leaves is another matter (the general path
+		 * reads the list once for the pre_handlers and once for the
+		 * post_handlers, upstream's aggregate probes alike).
+		 */
+		kthread_stop(t);
+		unregister_kprobe(&join_kp);
+		WRITE_ONCE(join_armed, false);
+	}
+	unregister_kprobes(kps, 2);
+	held = atomic_read(&join_held);
+	pr_info("# %d rounds, %d walks held across the join; the joining probe: %d pre, %d post\n",
+		round, held, atomic_read(&join_pre), atomic_read(&join_post));
+	if (upstream && atomic_read(&join_pre) != atomic_read(&join_post))
+		return KPT_SKIP_BECAUSE("upstream ran a pre_handler without its post_handler");
+	KPT_EXPECT_EQ(round, 5);
+	KPT_EXPECT_EQ(atomic_read(&join_pre), atomic_read(&join_post));
+	KPT_EXPECT(atomic_read(&join_post) > 0);
+	return kpt_failed;
+}

@@ -307,7 +307,7 @@ int t_bad_input_patched_sites(void)
  * kallsyms_lookup_name() is not exported to modules; registering a probe
  * on it resolves its address (moved past an ENDBR, as every entry probe).
  */
-static unsigned long kpt_lookup(const char *name)
+unsigned long kpt_lookup(const char *name)
 {
 	static unsigned long (*kln)(const char *name);
 	struct kprobe kp;
