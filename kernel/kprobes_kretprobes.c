@@ -433,8 +433,24 @@ NOKPROBE_SYMBOL(kretprobe_entry_slow);
 notrace int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct kretprobe_instance *ri = kretprobe_hot_pop(rp->rph);
+	struct kretprobe_instance *ri;
 
+	/*
+	 * The return path reads the kretprobe and recycles the instance
+	 * under RCU (preemption off), which is no protection where RCU is
+	 * not watching.  Code that runs so is noinstr, which the blacklist
+	 * refuses, so on most configs this cannot happen; where notrace
+	 * code may be probed (KPROBE_EVENTS_ON_NOTRACE) or ftrace checks
+	 * for it, such a hit takes no instance and counts a miss, as
+	 * rethook_try_get() refuses one.  Compiled out otherwise.
+	 */
+	if ((IS_ENABLED(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING) ||
+	     IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE)) &&
+	    unlikely(!rcu_is_watching())) {
+		kprobe_count_miss(&rp->nmissed);
+		return 0;
+	}
+	ri = kretprobe_hot_pop(rp->rph);
 	if (unlikely(!ri || rp->entry_handler))
 		return kretprobe_entry_slow(rp, regs, ri);
 	kretprobe_take(ri, regs);

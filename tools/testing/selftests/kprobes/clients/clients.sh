@@ -6,7 +6,7 @@
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
 . /harness/ktap.sh
-plan 21
+plan 25
 
 N=200
 export PATH=$PATH:/usr/bin:/usr/sbin
@@ -65,6 +65,46 @@ st=$?
 grep "^open " $OUT | sed 's/^/# bpftrace: /'
 grep -qx "open $P" $OUT
 result "bpftrace str(uptr(arg1)): the path the workload opened" $?
+
+# --- the four BPF kprobe kinds at once on one function ---------------------
+# kprobe, kretprobe, and the wildcard forms bpftrace attaches through
+# kprobe_multi and kretprobe_multi (fprobe: rethook's trampoline beside
+# the kretprobe's), in both orders.  Each counts every call; the return
+# side's func (bpf_get_func_ip()) names the function and its kstack
+# (bpf_get_stackid()) goes from the real caller on: no trampoline in it.
+W1=${F%?}*	# __x64_sys_getppi*: this one function, as a wildcard
+mixed_prog() {	# mixed_prog ORDER: the program, single kinds first or last
+	_s="kprobe:$F /comm == \"kpt_workload\"/ { @k = count(); }
+	    kretprobe:$F /comm == \"kpt_workload\"/ { @kr = count();
+		@krfunc[func] = count(); @krstack[kstack(3)] = count(); }"
+	_m="kprobe:$W1 /comm == \"kpt_workload\"/ { @km = count(); }
+	    kretprobe:$W1 /comm == \"kpt_workload\"/ { @krm = count();
+		@krmfunc[func] = count(); @krmstack[kstack(3)] = count(); }"
+	if [ "$1" = single ]; then echo "$_s $_m"; else echo "$_m $_s"; fi
+}
+# stack MAP: the frames of bpftrace's @MAP[kstack] keys, one line each
+stack() { sed -n "/^@$1\[/,/^]/p" $OUT | sed -n 's/^ *\([a-zA-Z_][a-zA-Z0-9_.]*\)+.*/\1/p'; }
+for order in single multi; do
+	bt "$(mixed_prog $order)"
+	st=$?
+	[ $st -ne 0 ] && sed 's/^/# /' $OUT | head -20
+	k=$(map k) kr=$(map kr) km=$(map km) krm=$(map krm)
+	diag "bpftrace, $order first: kprobe ${k:-none}, kretprobe ${kr:-none}," \
+		"kprobe.multi ${km:-none}, kretprobe.multi ${krm:-none}"
+	[ "$k" = $N ] && [ "$kr" = $N ] && [ "$km" = $N ] && [ "$krm" = $N ]
+	result "bpftrace kprobe, kretprobe, kprobe.multi, kretprobe.multi on $F" \
+		"($order first): each counts all $N" $?
+	s1=$(stack krstack | tr '\n' ' ') s2=$(stack krmstack | tr '\n' ' ')
+	f1=$(sed -n 's/^@krfunc\[\(.*\)\]: .*/\1/p' $OUT)
+	f2=$(sed -n 's/^@krmfunc\[\(.*\)\]: .*/\1/p' $OUT)
+	diag "kretprobe: func ${f1:-none}, kstack: ${s1:-none}"
+	diag "kretprobe.multi: func ${f2:-none}, kstack: ${s2:-none}"
+	[ "$f1" = $F ] && [ "$f2" = $F ] &&
+		[ "${s1%% *}" = do_syscall_64 ] && [ "${s2%% *}" = do_syscall_64 ] &&
+		! echo "$s1 $s2" | grep -Eq 'trampoline|return_to_handler'
+	result "bpftrace ($order first): both return sides' func is $F and their kstack" \
+		"starts at the real caller" $?
+done
 
 # --- a wildcard: as bpftrace attaches it, and one kprobe per function -------
 # The functions kprobe:vfs_* matches (bpftrace reads the same list).

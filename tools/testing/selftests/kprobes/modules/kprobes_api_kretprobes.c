@@ -287,6 +287,20 @@ int t_kretprobe_bad_input(void)
 	rp.kp.symbol_name = "kpt_asm";
 	rp.kp.offset = kpt_asm_off_add;
 	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);	/* not at entry */
+	/*
+	 * noinstr code, where RCU may not be watching (the return path
+	 * needs it): refused, on both kernels.  ct_idle_enter(), which
+	 * idle calls to stop RCU watching, and ct_idle_exit(), which runs
+	 * before it watches again.
+	 */
+	rp.kp.offset = 0;
+	rp.kp.symbol_name = "ct_idle_enter";
+	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL))
+		unregister_kretprobe(&rp);
+	rp.kp.symbol_name = "ct_idle_exit";
+	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL))
+		unregister_kretprobe(&rp);
+	rp.kp.addr = NULL;
 	if (upstream)
 		return kpt_failed;	/* it dereferences a NULL entry */
 	/* a NULL entry: -EINVAL, the one before it rolled back */

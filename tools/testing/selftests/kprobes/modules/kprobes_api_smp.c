@@ -280,15 +280,15 @@ static bool join_armed;
 
 static int join_hold_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	unsigned long until;
+	int us;
 
 	atomic_inc(&hammer_hits);
 	if (raw_smp_processor_id() != join_cpu || !READ_ONCE(join_armed))
 		return 0;
 	WRITE_ONCE(join_armed, false);
-	until = jiffies + HZ;
-	while (!READ_ONCE(join_kp.list.next) && time_before(jiffies, until))
-		cpu_relax();
+	/* bounded by udelay(), not jiffies: this CPU may keep them */
+	for (us = 0; us < USEC_PER_SEC && !READ_ONCE(join_kp.list.next); us++)
+		udelay(1);
 	if (READ_ONCE(join_kp.list.next))
 		atomic_inc(&join_held);
 	return 0;
@@ -306,7 +306,25 @@ static void join_post_h(struct kprobe *p, struct pt_regs *regs,
 	atomic_inc(&join_post);
 }
 
+static int post_joins_pre_only_walk(void);
+
+/*
+ * On the ftrace hook (carriers off), whose callback runs with interrupts
+ * as the caller had them: an optimized carrier's detour runs with them
+ * off, and the registration's text update would wait for the held walk.
+ */
 int t_post_joins_pre_only_walk(void)
+{
+	int ret;
+
+	if (!KPT_EXPECT_EQ(kpt_set_carriers(0), 0))
+		return 1;
+	ret = post_joins_pre_only_walk();
+	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	return ret ?: kpt_failed;
+}
+
+static int post_joins_pre_only_walk(void)
 {
 	struct kprobe kp[2], *kps[2] = { &kp[0], &kp[1] };
 	struct task_struct *t = NULL;
