@@ -72,6 +72,11 @@ if [ -d "$T" ]; then
 		gcc -O2 -static -Wall -o "$root/bin/kpt_fmodret" "$T/divert/kpt_fmodret.c" ||
 			die "building kpt_fmodret (static) failed"
 	fi
+	# the mixed_tracers suite: an exact number of getsid() calls
+	if [ -d "$T/mixed" ]; then
+		gcc -O2 -static -Wall -o "$root/bin/kpt_getsid" "$T/mixed/kpt_getsid.c" ||
+			die "building kpt_getsid (static) failed"
+	fi
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
