@@ -331,6 +331,14 @@ static int post_joins_pre_only_walk(void)
 	int cpu, round, held = 0;
 	unsigned long until;
 
+	/*
+	 * 6.12 arms the aggregate probe on its plain ftrace_ops and, once a
+	 * post_handler probe joined and left, disarms it from the IPMODIFY
+	 * one: WARN in disarm_kprobe_ftrace(), then a fault (as
+	 * t_ftrace_ops_switch() sees).
+	 */
+	if (upstream)
+		return KPT_SKIP_BECAUSE("upstream WARNs, then faults (not run)");
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
@@ -383,8 +391,6 @@ static int post_joins_pre_only_walk(void)
 	held = atomic_read(&join_held);
 	pr_info("# %d rounds, %d walks held across the join; the joining probe: %d pre, %d post\n",
 		round, held, atomic_read(&join_pre), atomic_read(&join_post));
-	if (upstream && atomic_read(&join_pre) != atomic_read(&join_post))
-		return KPT_SKIP_BECAUSE("upstream ran a pre_handler without its post_handler");
 	KPT_EXPECT_EQ(round, 5);
 	KPT_EXPECT_EQ(atomic_read(&join_pre), atomic_read(&join_post));
 	KPT_EXPECT(atomic_read(&join_post) > 0);
