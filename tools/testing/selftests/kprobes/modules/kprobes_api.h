@@ -107,6 +107,9 @@ void target_probe(struct kprobe *kp, bool post);
 bool registered(struct kprobe *kp);
 bool has_endbr(const void *addr);
 
+/* kallsyms_lookup_name(), found through a probe on it (kprobes_api_main.c) */
+unsigned long kpt_lookup(const char *name);
+
 /* debug.kprobes-carriers on or off (kprobes_api_ftrace.c) */
 int kpt_set_carriers(int on);
 
@@ -146,8 +149,6 @@ int t_kretprobe_unregister_while_live(void);
 #ifdef CONFIG_X86
 int t_kretprobe_bad_input(void);
 int t_kretprobe_frame_published(void);
-/* kprobes_api_text.c: kallsyms_lookup_name() through a probe on it */
-unsigned long kpt_lookup(const char *name);
 #endif
 
 #ifdef CONFIG_X86

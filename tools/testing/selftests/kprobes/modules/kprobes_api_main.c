@@ -24,6 +24,9 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
+#ifdef CONFIG_X86_KERNEL_IBT
+#include <asm/ibt.h>
+#endif
 
 #include "kprobes_api.h"
 
@@ -135,6 +138,30 @@ bool has_endbr(const void *addr)
 {
 	/* f3 0f 1e fa */
 	return IS_ENABLED(CONFIG_X86) && *(const u32 *)addr == 0xfa1e0ff3;
+}
+
+/*
+ * kallsyms_lookup_name() is not exported to modules; registering a probe
+ * on it resolves its address (moved past an ENDBR, as every entry probe).
+ */
+unsigned long kpt_lookup(const char *name)
+{
+	static unsigned long (*kln)(const char *name);
+	struct kprobe kp;
+
+	if (!kln) {
+		init_probe(&kp);
+		kp.symbol_name = "kallsyms_lookup_name";
+		if (register_kprobe(&kp))
+			return 0;
+		unregister_kprobe(&kp);
+		kln = (void *)kp.addr;
+#ifdef CONFIG_X86_KERNEL_IBT
+		if (is_endbr(*(u32 *)((unsigned long)kln - ENDBR_INSN_SIZE)))
+			kln = (void *)((unsigned long)kln - ENDBR_INSN_SIZE);
+#endif
+	}
+	return kln(name);
 }
 
 static const struct kpt_case cases[] = {

@@ -303,30 +303,6 @@ int t_bad_input_patched_sites(void)
 	return kpt_failed;
 }
 
-/*
- * kallsyms_lookup_name() is not exported to modules; registering a probe
- * on it resolves its address (moved past an ENDBR, as every entry probe).
- */
-unsigned long kpt_lookup(const char *name)
-{
-	static unsigned long (*kln)(const char *name);
-	struct kprobe kp;
-
-	if (!kln) {
-		init_probe(&kp);
-		kp.symbol_name = "kallsyms_lookup_name";
-		if (register_kprobe(&kp))
-			return 0;
-		unregister_kprobe(&kp);
-		kln = (void *)kp.addr;
-#ifdef CONFIG_X86_KERNEL_IBT
-		if (is_endbr(*(u32 *)((unsigned long)kln - ENDBR_INSN_SIZE)))
-			kln = (void *)((unsigned long)kln - ENDBR_INSN_SIZE);
-#endif
-	}
-	return kln(name);
-}
-
 struct kpt_core_tally {
 	int armed;	/* registered: must never happen */
 	int busy;	/* -EBUSY */
