@@ -438,11 +438,14 @@ notrace int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	/*
 	 * The return path reads the kretprobe and recycles the instance
 	 * under RCU (preemption off), which is no protection where RCU is
-	 * not watching.  Code that runs so is noinstr, which the blacklist
-	 * refuses, so on most configs this cannot happen; where notrace
-	 * code may be probed (KPROBE_EVENTS_ON_NOTRACE) or ftrace checks
-	 * for it, such a hit takes no instance and counts a miss, as
-	 * rethook_try_get() refuses one.  Compiled out otherwise.
+	 * not watching.  Most code that runs so is noinstr, which the
+	 * blacklist refuses; the rest is a CPU coming up before RCU
+	 * watches it or going down after, a window that upstream's
+	 * rethook_try_get() checks for on the same two configs as here
+	 * (where notrace code may be probed, KPROBE_EVENTS_ON_NOTRACE, or
+	 * ftrace checks it): such a hit takes no instance and counts a
+	 * miss.  Compiled out otherwise, which keeps the common entry a
+	 * test dearer on no config.
 	 */
 	if ((IS_ENABLED(CONFIG_FTRACE_VALIDATE_RCU_IS_WATCHING) ||
 	     IS_ENABLED(CONFIG_KPROBE_EVENTS_ON_NOTRACE)) &&
@@ -522,41 +525,41 @@ static nokprobe_inline bool kretprobe_foreign_trampoline(unsigned long addr)
 	if (is_rethook_trampoline(addr))
 		return true;
 #endif
-#ifdef CONFIG_FUNCTION_GRAPH_TRACER
-	if (addr == (unsigned long)
-	    dereference_kernel_function_descriptor(return_to_handler))
-		return true;
-#endif
-	return false;
+	return kretprobe_is_stacked_trampoline(addr) &&
+	       !is_kretprobe_trampoline(addr);
 }
-
-/* a guard only: each step consumes one record of its hook's list */
-#define KRETPROBE_STACKED_MAX	64
 
 /**
  * kretprobe_stacked_ret_addr() - the caller behind stacked return hooks
- * @addr: the address a return hook saved from @slot (a trampoline, or not)
+ * @tramp: the trampoline the current return came through: the slot's
+ *	content when it was entered
  * @slot: the return slot, on the current task's stack
  *
- * Follows the trampolines saved in @slot's records, kretprobe instances,
- * rethook nodes and function_graph's return stack alike, to the one
+ * Follows the chain of @slot's records, kretprobe instances, rethook
+ * nodes and function_graph's return stack alike, from @tramp to the one
  * address that is none of theirs: the first hook saved it, each later
- * one saved a trampoline.  Each list is searched from its top with a
- * cursor of its own, which only moves down, so this ends.  For the
- * current task, whose hooks on @slot have not returned yet: from a
- * return hook's handler (rethook's, the kretprobe trampoline's).
+ * one saved a trampoline.  That is the unwinders' walk (asm/unwind.h),
+ * from the slot's content as the returning trampoline found it: each list
+ * is searched from its top with a cursor of its own, which only moves
+ * down, so that a kind of hook met twice on the slot gives its next
+ * record, and the walk ends.  For the current task, from a return hook's
+ * handler (rethook's, the kretprobe trampoline's), whose records of
+ * @slot are all still listed.
  *
- * Return: the real return address, or @addr if a record is missing.
+ * Return: the real return address, or 0 if a record is missing.
  */
-notrace unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+notrace unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
 						 unsigned long *slot)
 {
-	struct llist_node *kr_cur = NULL, *rh_cur = NULL;
-	unsigned long next;
+	struct llist_node *kr_cur = NULL;
+#ifdef CONFIG_RETHOOK
+	struct llist_node *rh_cur = NULL;
+#endif
+	unsigned long addr = tramp, next;
 	int graph_idx = 0;
 	int i;
 
-	for (i = 0; i < KRETPROBE_STACKED_MAX; i++) {
+	for (i = 0; i < RET_HOOKS_STACKED_MAX; i++) {
 		if (is_kretprobe_trampoline(addr))
 			next = kretprobe_find_ret_addr(current, slot, &kr_cur);
 #ifdef CONFIG_RETHOOK
@@ -565,14 +568,16 @@ notrace unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
 						     (unsigned long)slot,
 						     &rh_cur);
 #endif
-		else	/* return_to_handler, or addr itself */
+		else if (kretprobe_is_stacked_trampoline(addr))
 			next = ftrace_graph_ret_addr(current, &graph_idx, addr,
 						     slot);
+		else
+			return addr;
 		if (!next || next == addr)
-			break;
+			return 0;
 		addr = next;
 	}
-	return addr;
+	return 0;
 }
 
 NOKPROBE_SYMBOL(kretprobe_stacked_ret_addr);
@@ -629,7 +634,9 @@ static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
 	shown = real;
 #ifdef CONFIG_HAVE_KPROBE_SITES
 	if (kretprobe_foreign_trampoline(real))
-		shown = kretprobe_stacked_ret_addr(real, frame_pointer);
+		shown = kretprobe_stacked_ret_addr((unsigned long)
+						   kretprobe_trampoline_addr(),
+						   frame_pointer) ?: real;
 	/* the slot, before any instance leaves the list (as the common return) */
 	*(unsigned long *)frame_pointer = real;
 #endif
@@ -644,7 +651,8 @@ static notrace unsigned long kretprobe_walk_return(struct pt_regs *regs,
 		       (unsigned long)ri->ret_addr == real;
 		if (ri->fp == frame_pointer) {
 #ifdef CONFIG_HAVE_KPROBE_SITES
-			ri->ret_addr = (kprobe_opcode_t *)shown;
+			/* kretprobe_find_ret_addr() may read it meanwhile */
+			WRITE_ONCE(ri->ret_addr, (kprobe_opcode_t *)shown);
 #endif
 			rp = get_kretprobe(ri);
 			if (rp && rp->handler)
@@ -835,20 +843,24 @@ NOKPROBE_SYMBOL(kretprobe_slot_return);
  *
  * Return: the real return address, or 0 if none matches.
  */
-unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
-				      struct llist_node **cur)
+notrace unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
+					      void *fp,
+					      struct llist_node **cur)
 {
 	struct kretprobe_instance *ri;
 	struct llist_node *node = *cur;
+	unsigned long ret;
 
 	node = node ? node->next : tsk->kretprobe_instances.first;
 	for (; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		if (ri->fp != fp)
 			continue;
-		if (!is_kretprobe_trampoline((unsigned long)ri->ret_addr)) {
+		/* the return walk may rewrite it (to the real caller) */
+		ret = (unsigned long)READ_ONCE(ri->ret_addr);
+		if (!is_kretprobe_trampoline(ret)) {
 			*cur = node;
-			return (unsigned long)ri->ret_addr;
+			return ret;
 		}
 	}
 	return 0;

@@ -594,22 +594,48 @@ static inline void wait_for_kprobe_optimizer(void) { }
  * function carrying two kinds the later one saved the earlier one's
  * trampoline.  kretprobe_stacked_ret_addr() follows that chain for the
  * current task to the real caller, which the handlers of either hook are
- * told (the return itself still goes through every trampoline);
+ * told (the return itself still goes through every trampoline; the
+ * x86 unwinders follow the same chain);
  * kretprobe_note_return_hook() is how rethook and function_graph tell the
  * kretprobe return path that it may meet their trampolines.
  */
+/* a guard only: each step of such a walk consumes one record of a list */
+#define RET_HOOKS_STACKED_MAX	64
+
 #if defined(CONFIG_KRETPROBES) && defined(CONFIG_HAVE_KPROBE_SITES)
-unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
 					 unsigned long *slot);
 void kretprobe_note_return_hook(void);
+
+/*
+ * Is addr a trampoline that rethook's handler may find saved under its
+ * own: the kretprobe trampoline or function_graph's?  Only then does it
+ * ask kretprobe_stacked_ret_addr() for the caller.
+ */
+static __always_inline bool kretprobe_is_stacked_trampoline(unsigned long addr)
+{
+	if (is_kretprobe_trampoline(addr))
+		return true;
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	return addr == (unsigned long)
+		dereference_kernel_function_descriptor(return_to_handler);
 #else
-static inline unsigned long kretprobe_stacked_ret_addr(unsigned long addr,
+	return false;
+#endif
+}
+#else
+static inline unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
 						       unsigned long *slot)
 {
-	return addr;
+	return 0;
 }
 
 static inline void kretprobe_note_return_hook(void) { }
+
+static inline bool kretprobe_is_stacked_trampoline(unsigned long addr)
+{
+	return false;
+}
 #endif
 
 /*

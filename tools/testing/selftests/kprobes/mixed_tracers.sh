@@ -30,7 +30,7 @@
 # it WARNs and then oopses on them (post_joins).
 # shellcheck source=lib.sh
 . /harness/ktap.sh
-plan 35
+plan 37
 
 N=100
 F=__x64_sys_getsid
@@ -68,6 +68,7 @@ user_name() {
 	r) echo kretprobe ;;
 	f) echo fprobe ;;
 	fx) echo "fprobe exit" ;;
+	fx2) echo "second fprobe exit" ;;
 	mod) echo "module kprobe+kretprobe" ;;
 	ft) echo "function tracer" ;;
 	fg) echo function_graph ;;
@@ -86,6 +87,7 @@ names() {
 # arms its kprobe when enabled).
 #   p, r    a kprobe, a kretprobe event kpt/EVENT (default kpt/mx_USER)
 #   f, fx   an fprobe entry, exit event
+#   fx2     a second fprobe exit event
 #   mod     kpt_mixed.ko: a kprobe with pre and post handlers, a kretprobe
 #   ft, fg  the function, function_graph tracer, filtered to FUNC
 add() {
@@ -94,7 +96,7 @@ add() {
 	p) echo "p:kpt/$_e $2" >> "$T/kprobe_events" ;;
 	r) echo "r:kpt/$_e $2" >> "$T/kprobe_events" ;;
 	f) echo "f:kpt/$_e $2" >> "$T/dynamic_events" ;;
-	fx) echo "f:kpt/$_e $2%return" >> "$T/dynamic_events" ;;
+	fx|fx2) echo "f:kpt/$_e $2%return" >> "$T/dynamic_events" ;;
 	mod) insmod "$M/kpt_mixed.ko" symbol="$2"; return ;;
 	ft) echo "$2" > "$T/set_ftrace_filter" && echo function > "$T/current_tracer"
 		return ;;
@@ -184,7 +186,7 @@ observe() {
 			_c=$(tr_count "mx_$_u") _pm=$(prof "mx_$_u")
 			[ "$_c" = $N ] && [ "$_pm" = "$N 0" ] || cbad=1
 			counts="$counts mx_$_u $_c (profile hits, missed: $_pm);" ;;
-		f|fx)
+		f|fx|fx2)
 			_c=$(tr_count "mx_$_u")
 			[ "$_c" = $N ] || cbad=1
 			counts="$counts mx_$_u $_c;" ;;
@@ -203,7 +205,7 @@ observe() {
 			counts="$counts function_graph entries $_c, returns $_c2;" ;;
 		esac
 		case $_u in
-		r|fx)
+		r|fx|fx2)
 			[ "$(tr_named "mx_$_u" "$_b")" = $N ] || rbad=1
 			callers="$callers mx_$_u named $(tr_callers "mx_$_u");" ;;
 		mod)
@@ -277,7 +279,7 @@ post_joins() {
 missing() {
 	for _u in "$@"; do
 		case $_u in
-		f|fx) grep -q 'f\[:\[<group>/\]' "$T/README" ||
+		f|fx|fx2) grep -q 'f\[:\[<group>/\]' "$T/README" ||
 			{ echo "fprobe events (CONFIG_FPROBE_EVENTS)"; return; } ;;
 		ft) grep -qw function "$T/available_tracers" ||
 			{ echo "the function tracer (CONFIG_FUNCTION_TRACER)"; return; } ;;
@@ -454,6 +456,15 @@ round $F r fx mod ft
 round $F fg r fx
 round $F mod r fx fg
 round $F fx fg mod r p
+# rethook twice on the slot, the kretprobe between: its ftrace_ops comes
+# between the two fprobes' (the newest runs first), so the first fprobe
+# exit saves the kretprobe's trampoline, which saved rethook's.  On ours
+# with carriers off: a carried kretprobe hooks after every ftrace user.
+carriers=/proc/sys/debug/kprobes-carriers
+carried=
+if [ -w $carriers ]; then carried=$(cat $carriers); echo 0 > $carriers; fi
+round $F fx r fx2
+if [ -n "$carried" ]; then echo "$carried" > $carriers; fi
 
 # --- 2. stacks of a task blocked under return hooks -----------------------
 stack_round r

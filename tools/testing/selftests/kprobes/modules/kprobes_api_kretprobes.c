@@ -438,8 +438,27 @@ int t_kretprobe_frame_published(void)
 	for (i = 0; i + sizeof(want) <= 32; i++)
 		if (!memcmp(code + i, want, sizeof(want)))
 			break;
-	pr_info("# kretprobe_trampoline: %*ph\n", 32, code);
-	KPT_EXPECT(i + sizeof(want) <= 32);
+	pr_info("# kretprobe_trampoline: %*ph\n", 48, code);
+	if (!KPT_EXPECT(i + sizeof(want) <= 32))
+		return 1;
+	/*
+	 * With frame pointers, the frame is published after them: the
+	 * encoding lea (ENCODE_FRAME_POINTER) comes later in the code, past
+	 * the general registers' pushes.
+	 */
+	if (IS_ENABLED(CONFIG_FRAME_POINTER)) {
+#ifdef CONFIG_X86_64
+		static const u8 enc[] = { 0x48, 0x8d, 0x6c, 0x24, 0x01 };
+#else
+		static const u8 enc[] = { 0x8d, 0x6c, 0x24, 0x01 };
+#endif
+		int j;
+
+		for (j = i + sizeof(want); j + sizeof(enc) <= 64; j++)
+			if (!memcmp(code + j, enc, sizeof(enc)))
+				break;
+		KPT_EXPECT(j + sizeof(enc) <= 64);
+	}
 	return kpt_failed;
 }
 #endif /* CONFIG_X86 */

@@ -273,10 +273,15 @@ int t_batch_unregister_optimized(void)
  * linked, or after a second (a registration that waits for the hits
  * first never links it during the spin: no race to see, and none seen).
  */
-static struct kprobe join_kp;
+static struct kprobe join_kp, join_site[2];
 static atomic_t join_pre, join_post, join_held;
 static int join_cpu = -1;
 static bool join_armed;
+
+static bool join_linked(void)
+{
+	return READ_ONCE(join_site[1].list.next) == &join_kp.list;
+}
 
 static int join_hold_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -286,10 +291,14 @@ static int join_hold_pre(struct kprobe *p, struct pt_regs *regs)
 	if (raw_smp_processor_id() != join_cpu || !READ_ONCE(join_armed))
 		return 0;
 	WRITE_ONCE(join_armed, false);
-	/* bounded by udelay(), not jiffies: this CPU may keep them */
-	for (us = 0; us < USEC_PER_SEC && !READ_ONCE(join_kp.list.next); us++)
+	/*
+	 * Until the new probe is reachable from the one before it (the
+	 * site's last), which list_add_tail_rcu() publishes last; bounded
+	 * by udelay(), not jiffies: this CPU may keep them.
+	 */
+	for (us = 0; us < USEC_PER_SEC && !join_linked(); us++)
 		udelay(1);
-	if (READ_ONCE(join_kp.list.next))
+	if (join_linked())
 		atomic_inc(&join_held);
 	return 0;
 }
@@ -326,7 +335,7 @@ int t_post_joins_pre_only_walk(void)
 
 static int post_joins_pre_only_walk(void)
 {
-	struct kprobe kp[2], *kps[2] = { &kp[0], &kp[1] };
+	struct kprobe *kp = join_site, *kps[2] = { &kp[0], &kp[1] };
 	struct task_struct *t = NULL;
 	int cpu, round, held = 0;
 	unsigned long until;
@@ -356,6 +365,13 @@ static int post_joins_pre_only_walk(void)
 	atomic_set(&join_held, 0);
 	WRITE_ONCE(join_cpu, cpu);
 	for (round = 0; round < 5; round++) {
+		/*
+		 * The last round's probe left the IPMODIFY ftrace_ops, whose
+		 * hook lingers a while, then goes in a text update under
+		 * kprobe_mutex: wait it out, lest this round's registration
+		 * queue behind an update that waits for the held walk.
+		 */
+		msleep(600);
 		t = hammer_start(cpu);
 		if (!KPT_EXPECT(!IS_ERR(t)))
 			break;
@@ -394,5 +410,13 @@ static int post_joins_pre_only_walk(void)
 	KPT_EXPECT_EQ(round, 5);
 	KPT_EXPECT_EQ(atomic_read(&join_pre), atomic_read(&join_post));
 	KPT_EXPECT(atomic_read(&join_post) > 0);
+	/*
+	 * The race was there to lose only if a walk was held across the
+	 * join.  Some boots hold none in all five rounds (the registration
+	 * then waits out every hold: something it needs first, an IPI or a
+	 * grace period, waits for the held CPU); say so rather than pass.
+	 */
+	if (!kpt_failed && !held)
+		return KPT_SKIP_BECAUSE("this boot: no walk could be held across the join");
 	return kpt_failed;
 }
