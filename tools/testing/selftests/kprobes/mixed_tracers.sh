@@ -283,8 +283,10 @@ missing() {
 			{ echo "fprobe events (CONFIG_FPROBE_EVENTS)"; return; } ;;
 		ft) grep -qw function "$T/available_tracers" ||
 			{ echo "the function tracer (CONFIG_FUNCTION_TRACER)"; return; } ;;
-		fg) grep -qw function_graph "$T/available_tracers" ||
-			{ echo "the function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER)"; return; } ;;
+		fg) grep -qw function_graph "$T/available_tracers" || {
+				echo "the function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER)"
+				return
+			} ;;
 		esac
 	done
 }
@@ -296,7 +298,8 @@ round() {
 	if [ -n "$_m" ]; then
 		_why="this boot: this kernel has no $_m"
 	elif [ -n "$stock" ] && post_joins "$@"; then
-		_why="stock 6.12: not run: the module's post_handler kprobe joining the events' aggregate on ftrace is disarmed from the wrong ftrace_ops (WARN, then an oops)"
+		_why="stock 6.12: not run: the module's post_handler kprobe joining the events'"
+		_why="$_why aggregate on ftrace is disarmed from the wrong ftrace_ops (WARN, then an oops)"
 	else
 		add_all "$@"
 		_reg=$?

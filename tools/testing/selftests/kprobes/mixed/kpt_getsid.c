@@ -29,7 +29,8 @@ int main(int argc, char **argv)
 {
 	long i, n, ok = 0, sid = proc_sid();
 
-	if (argc != 2 || (n = atol(argv[1])) <= 0) {
+	n = argc == 2 ? atol(argv[1]) : 0;
+	if (n <= 0) {
 		fprintf(stderr, "usage: kpt_getsid N\n");
 		return 2;
 	}

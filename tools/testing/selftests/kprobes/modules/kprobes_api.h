@@ -110,7 +110,7 @@ bool has_endbr(const void *addr);
 /* kallsyms_lookup_name(), found through a probe on it (kprobes_api_main.c) */
 unsigned long kpt_lookup(const char *name);
 
-/* debug.kprobes-carriers on or off (kprobes_api_ftrace.c) */
+/* debug.kprobes-carriers on or off (kprobes_api_main.c) */
 int kpt_set_carriers(int on);
 
 /* ---- the cases, by file --------------------------------------------------- */

@@ -162,31 +162,6 @@ static int ftrace_ops_switch(void)
 	return kpt_failed;
 }
 
-/*
- * Ours arms an entry probe registered (or enabled) on its own by a
- * "carrier", an int3 on the instruction after the fentry nop, not by an
- * ftrace hook; debug.kprobes-carriers = 0 makes it hook the site, as
- * upstream always does.  The cases about the hooks set it to 0 meanwhile.
- */
-int kpt_set_carriers(int on)
-{
-#ifdef KPROBES_ANEW
-	struct file *f;
-	char c = on ? '1' : '0';
-	loff_t pos = 0;
-	ssize_t n;
-
-	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
-	if (IS_ERR(f))	/* no carriers in this kernel: nothing to turn */
-		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
-	n = kernel_write(f, &c, 1, &pos);
-	filp_close(f, NULL);
-	return n == 1 ? 0 : -EIO;
-#else
-	return 0;
-#endif
-}
-
 /* a case about the hooks, with carriers off: the site is hooked on ftrace */
 static int carriers_off(int (*fn)(void))
 {

@@ -427,7 +427,7 @@ int t_kretprobe_frame_published(void)
 	int i;
 
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream's return trampoline is rethook's, whose C side fills cs and ip");
+		return KPT_SKIP_BECAUSE("upstream's trampoline is rethook's, its C side fills cs, ip");
 	tramp = kpt_lookup("kretprobe_trampoline");
 	if (!KPT_EXPECT(tramp))
 		return 1;
@@ -448,9 +448,11 @@ int t_kretprobe_frame_published(void)
 	 */
 	if (IS_ENABLED(CONFIG_FRAME_POINTER)) {
 #ifdef CONFIG_X86_64
+		/* lea 1(%rsp), %rbp */
 		static const u8 enc[] = { 0x48, 0x8d, 0x6c, 0x24, 0x01 };
 #else
-		static const u8 enc[] = { 0x8d, 0x6c, 0x24, 0x01 };
+		/* mov %esp, %ebp; and $0x7fffffff, %ebp */
+		static const u8 enc[] = { 0x89, 0xe5, 0x81, 0xe5, 0xff, 0xff, 0xff, 0x7f };
 #endif
 		int j;
 

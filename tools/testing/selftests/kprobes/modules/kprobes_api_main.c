@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) fmt
 
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/kprobes.h>
 #include <linux/preempt.h>
@@ -162,6 +163,31 @@ unsigned long kpt_lookup(const char *name)
 #endif
 	}
 	return kln(name);
+}
+
+/*
+ * Ours arms an entry probe registered (or enabled) on its own by a
+ * "carrier", an int3 on the instruction after the fentry nop, not by an
+ * ftrace hook; debug.kprobes-carriers = 0 makes it hook the site, as
+ * upstream always does.  The cases about the hooks set it to 0 meanwhile.
+ */
+int kpt_set_carriers(int on)
+{
+#ifdef KPROBES_ANEW
+	struct file *f;
+	char c = on ? '1' : '0';
+	loff_t pos = 0;
+	ssize_t n;
+
+	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
+	if (IS_ERR(f))	/* no carriers in this kernel: nothing to turn */
+		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
+	n = kernel_write(f, &c, 1, &pos);
+	filp_close(f, NULL);
+	return n == 1 ? 0 : -EIO;
+#else
+	return 0;
+#endif
 }
 
 static const struct kpt_case cases[] = {

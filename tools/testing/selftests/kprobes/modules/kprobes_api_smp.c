@@ -379,7 +379,7 @@ static int post_joins_pre_only_walk(void)
 		until = jiffies + HZ;
 		while (atomic_read(&hammer_hits) < 10 &&
 		       time_before(jiffies, until))
-			msleep(1);
+			usleep_range(1000, 2000);
 		/* a clean node: the spin looks for it being linked */
 		memset(&join_kp, 0, sizeof(join_kp));
 		join_kp.addr = (kprobe_opcode_t *)call_target;
@@ -387,12 +387,12 @@ static int post_joins_pre_only_walk(void)
 		join_kp.post_handler = join_post_h;
 		WRITE_ONCE(join_armed, true);
 		/* let the hammer's next hit take the spin before the join */
-		msleep(5);
+		usleep_range(5000, 6000);
 		if (!KPT_EXPECT_EQ(register_kprobe(&join_kp), 0)) {
 			kthread_stop(t);
 			break;
 		}
-		msleep(5);
+		usleep_range(5000, 6000);
 		/*
 		 * The hammer stops before the probe leaves: a hit in flight
 		 * while a probe leaves is another matter (the general path
