@@ -851,6 +851,13 @@ notrace unsigned long kretprobe_find_ret_addr(struct task_struct *tsk,
 	struct llist_node *node = *cur;
 	unsigned long ret;
 
+	/*
+	 * A running task's instances come and go under us, recycled into
+	 * pools that may be freed: as rethook_find_ret_addr(), only current
+	 * or a task that is not running.
+	 */
+	if (tsk != current && task_is_running(tsk))
+		return 0;
 	node = node ? node->next : tsk->kretprobe_instances.first;
 	for (; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);

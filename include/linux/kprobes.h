@@ -595,7 +595,8 @@ static inline void wait_for_kprobe_optimizer(void) { }
  * trampoline.  kretprobe_stacked_ret_addr() follows that chain for the
  * current task to the real caller, which the handlers of either hook are
  * told (the return itself still goes through every trampoline; the
- * x86 unwinders follow the same chain);
+ * x86 unwinders follow the same chain).  Without kretprobes (KPROBES=n)
+ * rethook's handler tells the address it saved, as upstream's does;
  * kretprobe_note_return_hook() is how rethook and function_graph tell the
  * kretprobe return path that it may meet their trampolines.
  */

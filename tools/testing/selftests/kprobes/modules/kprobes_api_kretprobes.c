@@ -427,7 +427,7 @@ int t_kretprobe_frame_published(void)
 	int i;
 
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream's trampoline is rethook's, its C side fills cs, ip");
+		return KPT_SKIP_BECAUSE("upstream's is rethook's: its C side fills cs, ip");
 	tramp = kpt_lookup("kretprobe_trampoline");
 	if (!KPT_EXPECT(tramp))
 		return 1;
@@ -438,21 +438,23 @@ int t_kretprobe_frame_published(void)
 	for (i = 0; i + sizeof(want) <= 32; i++)
 		if (!memcmp(code + i, want, sizeof(want)))
 			break;
-	pr_info("# kretprobe_trampoline: %*ph\n", 48, code);
+	pr_info("# kretprobe_trampoline: %*ph\n", 64, code);
 	if (!KPT_EXPECT(i + sizeof(want) <= 32))
 		return 1;
 	/*
 	 * With frame pointers, the frame is published after them: the
-	 * encoding lea (ENCODE_FRAME_POINTER) comes later in the code, past
-	 * the general registers' pushes.
+	 * encoding (ENCODE_FRAME_POINTER) comes past the general registers'
+	 * pushes, right before the C side's argument and call.
 	 */
 	if (IS_ENABLED(CONFIG_FRAME_POINTER)) {
 #ifdef CONFIG_X86_64
-		/* lea 1(%rsp), %rbp */
-		static const u8 enc[] = { 0x48, 0x8d, 0x6c, 0x24, 0x01 };
+		/* lea 1(%rsp), %rbp; mov %rsp, %rdi; call */
+		static const u8 enc[] = { 0x48, 0x8d, 0x6c, 0x24, 0x01,
+					  0x48, 0x89, 0xe7, 0xe8 };
 #else
-		/* mov %esp, %ebp; and $0x7fffffff, %ebp */
-		static const u8 enc[] = { 0x89, 0xe5, 0x81, 0xe5, 0xff, 0xff, 0xff, 0x7f };
+		/* mov %esp, %ebp; and $0x7fffffff, %ebp; mov %esp, %eax; call */
+		static const u8 enc[] = { 0x89, 0xe5, 0x81, 0xe5, 0xff, 0xff, 0xff,
+					  0x7f, 0x89, 0xe0, 0xe8 };
 #endif
 		int j;
 

@@ -280,7 +280,9 @@ static bool join_armed;
 
 static bool join_linked(void)
 {
-	return READ_ONCE(join_site[1].list.next) == &join_kp.list;
+	struct list_head *prev = READ_ONCE(join_kp.list.prev);
+
+	return prev && READ_ONCE(prev->next) == &join_kp.list;
 }
 
 static int join_hold_pre(struct kprobe *p, struct pt_regs *regs)
