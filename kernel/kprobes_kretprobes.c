@@ -525,8 +525,7 @@ static nokprobe_inline bool kretprobe_foreign_trampoline(unsigned long addr)
 	if (is_rethook_trampoline(addr))
 		return true;
 #endif
-	return kretprobe_is_stacked_trampoline(addr) &&
-	       !is_kretprobe_trampoline(addr);
+	return kretprobe_fgraph_trampoline(addr);
 }
 
 /**
@@ -568,7 +567,7 @@ notrace unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
 						     (unsigned long)slot,
 						     &rh_cur);
 #endif
-		else if (kretprobe_is_stacked_trampoline(addr))
+		else if (kretprobe_fgraph_trampoline(addr))
 			next = ftrace_graph_ret_addr(current, &graph_idx, addr,
 						     slot);
 		else

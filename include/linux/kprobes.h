@@ -608,6 +608,17 @@ unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
 					 unsigned long *slot);
 void kretprobe_note_return_hook(void);
 
+/* is addr function_graph's return trampoline? */
+static __always_inline bool kretprobe_fgraph_trampoline(unsigned long addr)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	return addr == (unsigned long)
+		dereference_kernel_function_descriptor(return_to_handler);
+#else
+	return false;
+#endif
+}
+
 /*
  * Is addr a trampoline that rethook's handler may find saved under its
  * own: the kretprobe trampoline or function_graph's?  Only then does it
@@ -615,14 +626,7 @@ void kretprobe_note_return_hook(void);
  */
 static __always_inline bool kretprobe_is_stacked_trampoline(unsigned long addr)
 {
-	if (is_kretprobe_trampoline(addr))
-		return true;
-#ifdef CONFIG_FUNCTION_GRAPH_TRACER
-	return addr == (unsigned long)
-		dereference_kernel_function_descriptor(return_to_handler);
-#else
-	return false;
-#endif
+	return is_kretprobe_trampoline(addr) || kretprobe_fgraph_trampoline(addr);
 }
 #else
 static inline unsigned long kretprobe_stacked_ret_addr(unsigned long tramp,
