@@ -8,6 +8,42 @@
 . "$(dirname "$0")/common.sh"
 
 T=$REPO/tools/testing/selftests/kprobes
+
+# stock_module SRC NAME: SRC built as module NAME against stock 6.12's
+# headers and symbol versions, on this build's config, in
+# $KOBJ/ext/modver_stock: what a distribution's users built before the
+# series.  Stock's tree is prepared in tree-upstream/_build_modver (no
+# kernel build): kernel/kprobes.o alone gives the versions of the
+# kprobes exports (genksyms' #SYMVER lines), and every other symbol's
+# is this build's, which the series leaves as they were.  On IMPL=upstream
+# it is this kernel's own build.
+stock_module() {
+	local src=$1 name=$2 d=$KOBJ/ext/modver_stock
+	local s=$BUILD/tree-upstream o=$BUILD/tree-upstream/_build_modver cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	rm -rf "$d" && mkdir -p "$d"
+	cp "$src" "$d/$name.c" && echo "obj-m += $name.o" > "$d/Kbuild"
+	if [ "$IMPL" = upstream ]; then
+		make -s -C "$KOBJ" M="$d" CC="$cc" -j"$JOBS" modules >&2 ||
+			die "building $name against upstream failed"
+		return
+	fi
+	[ -f "$s/Makefile" ] || env IMPL=upstream KSRC="$s" KOBJ="$s/_build" "$H/tree.sh" >&2
+	mkdir -p "$o"
+	cmp -s "$KOBJ/.config" "$o/.config" || cp "$KOBJ/.config" "$o/.config"
+	make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" olddefconfig >&2 &&
+		make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" modules_prepare >&2 &&
+		make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" kernel/kprobes.o >&2 ||
+		die "preparing stock 6.12 for $name failed"
+	awk -F'\t' -v OFS='\t' '
+		FNR == NR { if (split($0, w, " ") == 3 && w[1] == "#SYMVER") crc[w[2]] = w[3]; next }
+		$2 in crc { $1 = crc[$2]; n++ }
+		{ print }
+		END { if (!n) exit 1 }' "$o/kernel/.kprobes.o.cmd" "$KOBJ/Module.symvers" \
+		> "$o/Module.symvers" || die "no symbol versions in stock's kernel/kprobes.o"
+	make -s -C "$o" M="$d" CC="$cc" -j"$JOBS" modules >&2 ||
+		die "building $name against stock 6.12 failed"
+}
 root=$KOBJ/initramfs
 rm -rf "$root" && mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,root,mnt/host,harness,tests,lib/modules/kprobes}
 
@@ -67,15 +103,28 @@ if [ -d "$T" ]; then
 			cp "$d"/*.ko "$root/lib/modules/kprobes/"
 		fi
 	fi
-	# the divert suite: a BPF fmod_ret program, loaded without libbpf
+	# the divert suite: a BPF fmod_ret program and a BPF kprobe program,
+	# loaded without libbpf
 	if [ -d "$T/divert" ]; then
 		gcc -O2 -static -Wall -o "$root/bin/kpt_fmodret" "$T/divert/kpt_fmodret.c" ||
 			die "building kpt_fmodret (static) failed"
+		gcc -O2 -static -Wall -o "$root/bin/kpt_bpfkprobe" "$T/divert/kpt_bpfkprobe.c" ||
+			die "building kpt_bpfkprobe (static) failed"
 	fi
 	# the mixed_tracers suite: an exact number of getsid() calls
 	if [ -d "$T/mixed" ]; then
 		gcc -O2 -static -Wall -o "$root/bin/kpt_getsid" "$T/mixed/kpt_getsid.c" ||
 			die "building kpt_getsid (static) failed"
+	fi
+	# the modversions suite: kpt_modver built against this kernel and, on
+	# a MODVERSIONS config, against stock 6.12 (stock_module)
+	if [ -d "$T/modver" ]; then
+		d=$(extmod "$T/modver" modver)
+		cp "$d"/*.ko "$root/lib/modules/kprobes/"
+		if grep -q '^CONFIG_MODVERSIONS=y' "$KOBJ/.config"; then
+			stock_module "$T/modver/kpt_modver.c" kpt_modver_stock
+			cp "$KOBJ/ext/modver_stock/kpt_modver_stock.ko" "$root/lib/modules/kprobes/"
+		fi
 	fi
 fi
 

@@ -208,9 +208,9 @@ static bool site_has_jprobe(struct kprobe_site *s)
  */
 bool kprobe_site_ipmodify(struct kprobe_site *s)
 {
-	/* a classic backend's sites are all on one ops (kprobes_classic.c) */
-	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC))
-		return true;
+	/* a classic backend's site stays on its ops (kprobes_classic.c) */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC) && (s->flags & KPROBE_SITE_ARMED))
+		return s->armed_ipmodify;
 	return READ_ONCE(s->has_post) || s->has_jprobe;
 }
 
@@ -481,6 +481,9 @@ static int __register_kprobe(struct kprobe *p, unsigned int flags,
 	unsigned long a;
 	int ret;
 
+	/* a classic backend's fault path never calls one: not accepted */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC) && p->fault_handler)
+		return -EOPNOTSUPP;
 	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
 	if (IS_ERR(addr))
 		return PTR_ERR(addr);
@@ -693,7 +696,8 @@ int kprobe_register_array(const struct kprobe_array *a)
  *
  * Return: 0, or the first error: -EINVAL (bad arguments, not probeable,
  * registered already), -ENOENT (unknown symbol or module), -EILSEQ (not an
- * instruction boundary), -EBUSY (text owned by another patcher), -ENOMEM.
+ * instruction boundary), -EBUSY (text owned by another patcher), -ENOMEM,
+ * -EOPNOTSUPP (a fault_handler, on a backend that cannot call it).
  */
 int register_kprobes(struct kprobe **kps, int num)
 {

@@ -33,15 +33,17 @@
  *    powerpc, riscv, s390) return through rethook, whose node pool is
  *    then the kretprobe's instance pool (below).
  *  - Kprobes on ftrace (csky, loongarch, parisc, powerpc, s390): the
- *    backend's kprobe_ftrace_handler() is the callback of one ftrace_ops
- *    that may modify the IP; the core's sites stay on it for their
- *    lifetime (site_ipmodify()), as the backend's handler runs the site's
+ *    backend's kprobe_ftrace_handler() is the callback of two ftrace_ops,
+ *    as in 6.12: the IPMODIFY one for sites with a post_handler, the plain
+ *    one for the others.  A site stays on the ops it was hooked on
+ *    (kprobe_site_ipmodify()), as the backend's handler runs the site's
  *    probes once per call and cannot tell two callbacks of one call apart.
  *  - Five backends (arc, mips, s390, sh, sparc) take their traps through
  *    the die chain: kprobe_exceptions_notify() is registered first in it.
  *
  * Not served: jprobes (register_jprobe() returns -EOPNOTSUPP), fault
- * handlers (the backends never call them) and jump optimization (arm's
+ * handlers (the backends never call them: register_kprobe() of one
+ * returns -EOPNOTSUPP) and jump optimization (arm's
  * and powerpc's optimizers are written for struct optimized_kprobe;
  * OPTPROBES depends on HAVE_KPROBE_SITES): their probes stay breakpoints.
  *
@@ -260,20 +262,30 @@ int __init kprobes_classic_init(void)
 bool kprobe_ftrace_disabled __read_mostly;
 
 /*
- * The backend's handler may move the IP (a pre_handler that redirects,
- * the post_handler's emulated step), and it runs the site's probes once
- * per callback: one ops, with IPMODIFY, for every site.
+ * Two ops, as in 6.12: a site whose probes have a post_handler when it is
+ * hooked goes on the IPMODIFY one (the backend's handler moves the IP to
+ * emulate the step), the others on the plain one, so that an entry probe
+ * and a livepatch of the same function can be on it together.  A site
+ * stays on the ops it was hooked on until it is unhooked
+ * (kprobe_site_ipmodify()): the backend's handler runs the site's probes
+ * once per callback and could not tell the two callbacks of one call
+ * apart while a site moved.
  */
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 	.func = kprobe_ftrace_handler,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-static int kprobe_ftrace_users;
+static int kprobe_ftrace_users[2];
 
 /**
  * kprobe_ftrace_update() - hook and unhook ftrace sites
- * @ipmodify: always true here (site_ipmodify())
+ * @ipmodify: on the IPMODIFY ops (kprobe_site_ipmodify())
  * @add: sites to hook
  * @nadd: how many
  * @del: sites to unhook
@@ -286,7 +298,10 @@ static int kprobe_ftrace_users;
 int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 			 unsigned long *del, int ndel)
 {
-	return kprobe_ftrace_ops_update(&kprobe_ftrace_ops, &kprobe_ftrace_users,
+	lockdep_assert_held(&kprobe_mutex);
+	return kprobe_ftrace_ops_update(ipmodify ? &kprobe_ipmodify_ops :
+					&kprobe_ftrace_ops,
+					&kprobe_ftrace_users[ipmodify],
 					add, nadd, del, ndel, NULL);
 }
 

@@ -20,6 +20,8 @@
  * Readers take kprobe_mutex: the files are slow paths and see a
  * consistent set of sites.
  */
+#define pr_fmt(fmt) "kprobes: " fmt
+
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
 #include <linux/wprobes.h>
@@ -141,7 +143,8 @@ static void kprobes_set_all_armed(bool arm)
 	kprobes_all_disarmed = !arm;
 	list_for_each_entry(s, &kprobe_sites, all)
 		kprobe_site_sync(s, &b);
-	pr_info("kprobes globally %s\n", arm ? "enabled" : "disabled");
+	/* 6.12's words */
+	pr_info("Kprobes globally %s\n", arm ? "enabled" : "disabled");
 	kprobe_batch_ftrace(&b);
 out:
 	mutex_unlock(&kprobe_mutex);

@@ -54,11 +54,18 @@ static unsigned int kprobe_nr_lingering;
 static void kprobe_linger_work_fn(struct work_struct *unused);
 static DECLARE_DELAYED_WORK(kprobe_linger_work, kprobe_linger_work_fn);
 
-/* ip's hook stays on the plain ops; false if memory is short */
+/* ip's hook stays on the plain ops; false if it cannot */
 static bool kprobe_linger_add(unsigned long ip)
 {
-	struct kprobe_linger *l = kmalloc(sizeof(*l), GFP_KERNEL);
+	struct kprobe_linger *l;
 
+	/*
+	 * Not on a classic backend: its handler would run the probes of a
+	 * site a lingering hook's ops shares with the other ops.
+	 */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC))
+		return false;
+	l = kmalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
 		return false;
 	l->ip = ip;

@@ -35,6 +35,8 @@
  * (two IPI rounds in all, not two per site, and one text_poke() per page
  * and step, not one per site: arch_unoptimize_finish()).
  */
+#define pr_fmt(fmt) "kprobes: " fmt
+
 #include <linux/kprobes.h>
 #include <linux/kprobes_core.h>
 #include <linux/sysctl.h>
@@ -373,15 +375,21 @@ static int proc_kprobes_optimization(const struct ctl_table *table,
 				     int write, void *buffer, size_t *lenp,
 				     loff_t *ppos)
 {
+	int ret, was = kprobes_optimization;
 	struct kprobe_site *s;
-	int ret;
 
 	mutex_lock(&kprobe_mutex);
 	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
-	if (!ret && write)
+	if (!ret && write) {
 		list_for_each_entry(s, &kprobe_sites, all)
 			if (!(s->flags & KPROBE_SITE_FTRACE))
 				kprobe_opt_sync(s);
+		/* 6.12's words, which tools and admins grep for */
+		if (kprobes_optimization && !was)
+			pr_info("kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
+		else if (!kprobes_optimization && was)
+			pr_info("kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
+	}
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }

@@ -5,8 +5,8 @@
  * the inode-based uprobes for file text, and uprobes_mem.c for anonymous
  * and writable memory (JIT code).
  *
- * Model.  A struct uprobe names a process and an address in it.  Probes
- * at the same (process, address) share one probepoint (struct
+ * Model.  A struct process_uprobe names a process and an address in it.
+ * Probes at the same (process, address) share one probepoint (struct
  * uprobe_point); the points of one address space hang off one struct
  * uprobe_process, keyed by its mm.  uprobes_inode.c turns a point into a
  * breakpoint through one of the engines, which calls uprobe_point_hit(),
@@ -55,6 +55,7 @@
  * may probe this file freely: nothing here runs from a kernel-mode trap.
  */
 #include <linux/uprobes.h>
+#include <linux/uprobes_process.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/task_work.h>
@@ -88,7 +89,7 @@ struct uprobe_delayed_op {
 	struct callback_head twork;	/* task work of the probed thread */
 	struct work_struct work;	/* ... or this, if it is exiting */
 	struct list_head node;		/* on uprobes_delayed, uprobes_lock */
-	struct uprobe *u;		/* NULL once cancelled */
+	struct process_uprobe *u;		/* NULL once cancelled */
 	bool reg;
 };
 
@@ -101,7 +102,7 @@ static void uprobes_reap(struct work_struct *work);
 static DECLARE_WORK(uprobes_reap_work, uprobes_reap);
 
 /* Changes u->state from @old to @new; false if it was not @old. */
-static bool uprobe_set_state(struct uprobe *u, int old, int new)
+static bool uprobe_set_state(struct process_uprobe *u, int old, int new)
 {
 	bool ok;
 
@@ -123,7 +124,7 @@ static bool uprobe_set_state(struct uprobe *u, int old, int new)
  */
 void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs)
 {
-	struct uprobe *u;
+	struct process_uprobe *u;
 
 	/*
 	 * The engines run handlers under a sleepable RCU flavour (tasks
@@ -223,7 +224,7 @@ static void bury(struct uprobe_graveyard *g)
 }
 
 /* Takes @u off its point; an emptied point and process go to @g. */
-static void remove_probe(struct uprobe *u, struct uprobe_graveyard *g)
+static void remove_probe(struct process_uprobe *u, struct uprobe_graveyard *g)
 {
 	struct uprobe_point *pp = u->point;
 	struct uprobe_process *proc = pp->proc;
@@ -243,7 +244,7 @@ static void remove_probe(struct uprobe *u, struct uprobe_graveyard *g)
 }
 
 /* Registers @u, whose state is REGISTERING; ACTIVE or FREE after. */
-static int do_register(struct uprobe *u, struct uprobe_graveyard *g)
+static int do_register(struct process_uprobe *u, struct uprobe_graveyard *g)
 {
 	struct uprobe_process *proc;
 	struct uprobe_point *pp;
@@ -311,7 +312,7 @@ out:
 }
 
 /* Unregisters @u if it is on a point; a no-op otherwise. */
-static void do_unregister(struct uprobe *u, struct uprobe_graveyard *g)
+static void do_unregister(struct process_uprobe *u, struct uprobe_graveyard *g)
 {
 	lockdep_assert_held(&uprobes_mutex);
 	if (u->point)
@@ -324,7 +325,7 @@ static void do_unregister(struct uprobe *u, struct uprobe_graveyard *g)
 static void delayed_run(struct uprobe_delayed_op *op)
 {
 	struct uprobe_graveyard g;
-	struct uprobe *u;
+	struct process_uprobe *u;
 	int ret = 0;
 
 	graveyard_init(&g);
@@ -361,7 +362,7 @@ static void delayed_work(struct work_struct *work)
  * From a handler: moves @u from @old to @new and queues the operation
  * to run when the thread leaves the trap.
  */
-static int delay_op(struct uprobe *u, bool reg, int old, int new)
+static int delay_op(struct process_uprobe *u, bool reg, int old, int new)
 {
 	struct uprobe_delayed_op *op;
 
@@ -390,7 +391,7 @@ static int delay_op(struct uprobe *u, bool reg, int old, int new)
 }
 
 /* Cancels the delayed operations of @u; called under the mutex. */
-static void cancel_delayed(struct uprobe *u)
+static void cancel_delayed(struct process_uprobe *u)
 {
 	struct uprobe_delayed_op *op;
 
@@ -429,7 +430,7 @@ static void cancel_delayed(struct uprobe *u)
  * -ENOMEM.
  * On any error nothing changed.
  */
-int register_uprobe(struct uprobe *u)
+int register_uprobe(struct process_uprobe *u)
 {
 	struct uprobe_graveyard g;
 	int ret;
@@ -469,7 +470,7 @@ EXPORT_SYMBOL_GPL(register_uprobe);
  *
  * Context: process context, may sleep.
  */
-void unregister_uprobe(struct uprobe *u)
+void unregister_uprobe(struct process_uprobe *u)
 {
 	struct uprobe_graveyard g;
 
@@ -530,7 +531,7 @@ static void uprobes_reap(struct work_struct *work)
 	struct uprobe_graveyard g;
 	struct uprobe_process *proc, *ptmp;
 	struct uprobe_point *pp, *tmp;
-	struct uprobe *u, *utmp;
+	struct process_uprobe *u, *utmp;
 
 	graveyard_init(&g);
 	mutex_lock(&uprobes_mutex);
@@ -559,7 +560,7 @@ static int uprobes_list_show(struct seq_file *m, void *v)
 {
 	struct uprobe_process *proc;
 	struct uprobe_point *pp;
-	struct uprobe *u;
+	struct process_uprobe *u;
 
 	mutex_lock(&uprobes_mutex);
 	list_for_each_entry(proc, &uprobe_processes, node) {

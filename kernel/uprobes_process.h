@@ -16,6 +16,7 @@
 #define _KERNEL_UPROBES_PROCESS_H
 
 #include <linux/uprobes.h>
+#include <linux/uprobes_process.h>
 #include <linux/list.h>
 #include <linux/fs.h>
 #include <linux/kconfig.h>
@@ -25,7 +26,7 @@ struct seq_file;
 /* The inode engine's part of a probepoint: a consumer of an inode probe. */
 struct uprobe_inode_site {
 	struct uprobe_consumer uc;	/* filter: only this point's mm */
-	struct inode_uprobe *iu;	/* the probe at (inode, offset) */
+	struct uprobe *iu;		/* the probe at (inode, offset) */
 	struct file *file;		/* keeps the inode and its mount */
 	loff_t offset;			/* of the instruction in @file */
 	struct uprobe_mem_site *front;	/* the memory engine's, or NULL */
@@ -68,7 +69,7 @@ struct uprobe_process {
 struct uprobe_point {
 	struct uprobe_process *proc;
 	unsigned long vaddr;
-	struct list_head probes;	/* struct uprobe, the engine's RCU */
+	struct list_head probes;	/* struct process_uprobe, the engine's RCU */
 	struct list_head node;		/* on proc->points */
 	struct uprobe_site site;	/* the engine's part */
 };

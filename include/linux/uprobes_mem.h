@@ -12,7 +12,7 @@
  */
 #include <linux/types.h>
 
-struct inode_uprobe;
+struct uprobe;
 struct mm_struct;
 struct pt_regs;
 struct task_struct;
@@ -24,7 +24,7 @@ struct vm_area_struct;
 /* current's uprobe_task, allocated on first use (kernel/events/uprobes.c) */
 struct uprobe_task *uprobe_get_utask(void);
 /* is @uc the inode probe's only consumer? (kernel/events/uprobes.c) */
-bool uprobe_sole_consumer(struct inode_uprobe *uprobe,
+bool uprobe_sole_consumer(struct uprobe *uprobe,
 			  struct uprobe_consumer *uc);
 #endif
 

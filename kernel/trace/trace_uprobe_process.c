@@ -41,6 +41,7 @@
 #define pr_fmt(fmt)	"trace_uprobe_process: " fmt
 
 #include <linux/uprobes.h>
+#include <linux/uprobes_process.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 
@@ -72,7 +73,7 @@ static struct dyn_event_operations trace_uprocess_ops = {
  *	fetch-args); last: variable size
  */
 struct trace_uprocess {
-	struct uprobe up;
+	struct process_uprobe up;
 	struct trace_dynprobe dp;
 };
 
@@ -251,7 +252,8 @@ static void uprocess_perf_func(struct trace_uprocess *tu,
 #endif
 
 /* register_uprobe()'s handler: in the probed task, may fault and sleep */
-static void trace_uprocess_hit(struct uprobe *up, struct pt_regs *regs)
+static void trace_uprocess_hit(struct process_uprobe *up,
+			       struct pt_regs *regs)
 {
 	struct trace_uprocess *tu = container_of(up, struct trace_uprocess, up);
 	u8 stack_buf[UPROCESS_STACK_BUF] __aligned(sizeof(long));

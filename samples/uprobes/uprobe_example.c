@@ -15,6 +15,7 @@
 #include <linux/init.h>
 #include <linux/atomic.h>
 #include <linux/uprobes.h>
+#include <linux/uprobes_process.h>
 
 static int pid;
 module_param(pid, int, 0);
@@ -30,9 +31,9 @@ MODULE_PARM_DESC(vaddr, "address of the instruction to probe");
 
 /* all threads of the process share the probe: hits may be concurrent */
 static atomic_t nhits;
-static struct uprobe usp;
+static struct process_uprobe usp;
 
-static void uprobe_handler(struct uprobe *u, struct pt_regs *regs)
+static void uprobe_handler(struct process_uprobe *u, struct pt_regs *regs)
 {
 	int n = atomic_inc_return(&nhits);
 

@@ -3,13 +3,14 @@
 # A kprobe on a function's entry sees every call while another ftrace user
 # diverts that function: a BPF fmod_ret program that skips the body
 # (kpt_fmodret, on bpf_modify_return_test()) and a livepatch that replaces
-# it (kpt_livepatch, on kpt_target_mod's kpt_mod_func()).  Each in both
+# it (kpt_livepatch, on kpt_target_mod's kpt_mod_func()), beside a tracefs
+# kprobe event and (the livepatch) a BPF kprobe program.  Each in both
 # orders: the probe first (a kernel with carriers has then carried it, and
 # moves it onto the ftrace hook as the diverting user comes) and the probe
 # second (no carrier is made on a diverted function).  Same counts and the
 # same argument on either kernel.
 . /harness/ktap.sh
-plan 15
+plan 17
 carriers=/proc/sys/debug/kprobes-carriers
 N=1000
 P=/sys/module/kpt_target_mod/parameters
@@ -51,7 +52,17 @@ carried_case() {
 traced() {
 	[ "$(grep -Ec " $1: \($2\+0x[0-9a-f]+/0x[0-9a-f]+( \[[a-z_]+\])?\) $3\$" $T/trace)" = "$4" ]
 }
-# livepatch_wait: the livepatch's transition is over (20 s at most)
+# the livepatch helpers, in a file that the commands kpt_bpfkprobe runs
+# source too:
+#  livepatch_wait: the livepatch's transition is over (20 s at most)
+#  livepatch_gone: the disabled livepatch freed its sysfs folder (20 s)
+#  calls FROM TO ADD: kpt_mod_func(x) for x in FROM..TO each returned 3x+ADD
+FNS=/tmp/kpt_divert_fns.sh
+cat > $FNS << EOF
+P=$P
+LP=$LP
+EOF
+cat >> $FNS << 'EOF'
 livepatch_wait() {
 	_i=0
 	while [ "$(cat $LP/transition 2> /dev/null)" != 0 ] && [ $_i -lt 200 ]; do
@@ -60,7 +71,6 @@ livepatch_wait() {
 	done
 	[ "$(cat $LP/transition 2> /dev/null)" = 0 ]
 }
-# livepatch_gone: the disabled livepatch freed its sysfs folder (20 s at most)
 livepatch_gone() {
 	_i=0
 	while [ -e $LP ] && [ $_i -lt 200 ]; do
@@ -69,7 +79,6 @@ livepatch_gone() {
 	done
 	[ ! -e $LP ]
 }
-# calls FROM TO ADD: kpt_mod_func(x) for x in FROM..TO each returned 3x+ADD
 calls() {
 	_x=$1 _bad=0
 	while [ $_x -le $2 ]; do
@@ -78,6 +87,18 @@ calls() {
 		_x=$((_x + 1))
 	done
 	[ $_bad = 0 ]
+}
+EOF
+. $FNS
+# livepatch_off: the livepatch disabled, gone and unloaded
+livepatch_off() {
+	echo 0 > $LP/enabled && livepatch_gone
+	# the folder goes before the patch lets go of its module: retry
+	_i=0
+	while ! rmmod kpt_livepatch 2> /dev/null && [ $_i -lt 20 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 }
 
 # fmr_results ORDER: kpt_fmodret's $out, and what the probe saw, for the
@@ -144,7 +165,7 @@ if [ ! -e $M/kpt_livepatch.ko ]; then
 	for c in "probe first: carried" "probe first: patched" \
 		"probe first: all calls" "probe second: not carried" \
 		"probe second: all calls" "unpatched: all calls" \
-		"unpatched: the argument"; do
+		"unpatched: the argument" "BPF kprobe first" "BPF kprobe second"; do
 		skip "livepatch, $c" "this boot: no kpt_livepatch.ko (no CONFIG_LIVEPATCH)"
 	done
 	exit 0
@@ -172,17 +193,23 @@ calls 1 $LPN 2 && [ "$(hits lp)" = $LPN ]
 result "livepatch, probe second: the kprobe saw all $LPN patched calls ($(hits lp))" $?
 
 # the livepatch leaves: the probe stays and sees the original body's calls
-echo 0 > $LP/enabled && livepatch_gone
-# the folder goes before the patch lets go of its module: retry
-_i=0
-while ! rmmod kpt_livepatch 2> /dev/null && [ $_i -lt 20 ]; do
-	sleep 0.1
-	_i=$((_i + 1))
-done
+livepatch_off
 calls 1 $LPN 1 && [ "$(hits lp)" = $((LPN * 2)) ]
 result "livepatch gone: the kprobe saw all $LPN original calls too ($(hits lp))" $?
 traced lp kpt_mod_func x=7 2
 result "livepatch gone: each hit traced with its argument" $?
 echo 0 > $T/events/kpt/lp/enable
 echo > $T/kprobe_events
+
+# --- a BPF kprobe program (kpt_bpfkprobe) and the livepatch ---------------
+# attached as bpftrace and libbpf attach one: the kprobe PMU
+out=$(kpt_bpfkprobe kpt_mod_func \
+	". $FNS; insmod $M/kpt_livepatch.ko && livepatch_wait && calls 1 $LPN 2")
+[ "$out" = "hits $LPN" ]
+result "livepatch, BPF kprobe first: the livepatch loads, the program sees all $LPN" \
+	"patched calls ($out)" $?
+out=$(kpt_bpfkprobe kpt_mod_func ". $FNS; calls 1 $LPN 2")
+[ "$out" = "hits $LPN" ]
+result "livepatch, BPF kprobe second: the program sees all $LPN patched calls ($out)" $?
+livepatch_off
 rmmod kpt_target_mod

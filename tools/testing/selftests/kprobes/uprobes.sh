@@ -421,6 +421,57 @@ c_tracefs_baseline() {
 	[ "$n" = 30 ]
 	result_r "a uprobe_events probe on the target: 30 calls, 30 events" $?
 }
+# --- 6.12's consumer API (kpt_ucons.ko), on both kernels ------------------
+# up NAME: kpt_ucons's counter NAME
+up() { cat /sys/module/kpt_ucons/parameters/$1; }
+# result_u NAME... STATUS: result, with the target's reply and the
+# consumer's counters on a failure
+result_u() {
+	eval "_st=\${$#}"
+	if [ "$_st" -ne 0 ]; then
+		diag "last reply: $R"
+		for _c in hits rets filtered bad_ip bad_ret last_arg last_ax; do
+			diag "$_c $(up $_c 2>&1)"
+		done
+	fi
+	result "$@"
+}
+UC="insmod $M/kpt_ucons.ko path=$BIN offset=$(off "$A_lea")"
+c_consumer() {
+	$UC || { result "6.12 consumer API: kpt_ucons loads" 1; return; }
+	ta call lea 1000
+	[ "$R" = "sum 500500 bad 0" ] && [ "$(up hits)" = 1000 ] && [ "$(up rets)" = 1000 ] &&
+		[ "$(up bad_ip)" = 0 ] && [ "$(up bad_ret)" = 0 ] &&
+		[ "$(up last_arg)" = 999 ] && [ "$(up last_ax)" = 1000 ] &&
+		[ "$(byte "$PA" "$A_lea")" = cc ] && [ "$(byte "$PB" "$A_lea")" = cc ]
+	result_u "6.12 consumer API: uprobe_register() on the file, 1000 calls: 1000 hits at" \
+		"one ip, 1000 ret_handler calls with func == it, the argument and return value" $?
+	tb call lea 10
+	rmmod kpt_ucons
+	[ "$R" = "sum 55 bad 0" ] && [ "$(byte "$PA" "$A_lea")" != cc ] &&
+		[ "$(byte "$PB" "$A_lea")" != cc ]
+	result_u "6.12 consumer API: uprobe_unregister_nosync() + _sync(): no breakpoint left" $?
+}
+c_consumer_filter() {
+	$UC pid="$PA" || { result "6.12 consumer API: filter: kpt_ucons loads" 1; return; }
+	_ba=$(byte "$PA" "$A_lea") _bb=$(byte "$PB" "$A_lea")
+	tb call lea 100; _h=$(up hits)
+	ta call lea 100
+	[ "$_ba" = cc ] && [ "$_bb" != cc ] && [ "$_h" = 0 ] && [ "$(up hits)" = 100 ] &&
+		[ "$(up filtered)" -gt 0 ]
+	result_u "6.12 consumer API: a filter() for one process: its breakpoint only, its" \
+		"100 hits, none from the other ($_ba/$_bb, $_h)" $?
+	rmmod kpt_ucons
+}
+c_consumer_remove() {
+	$UC remove=1 || { result "6.12 consumer API: remove: kpt_ucons loads" 1; return; }
+	ta call lea 100
+	[ "$R" = "sum 5050 bad 0" ] && [ "$(up hits)" = 1 ] && [ "$(byte "$PA" "$A_lea")" != cc ] &&
+		[ "$(byte "$PB" "$A_lea")" = cc ]
+	result_u "6.12 consumer API: UPROBE_HANDLER_REMOVE confirmed by filter(): one hit," \
+		"then no breakpoint in that process, still one in the other" $?
+	rmmod kpt_ucons
+}
 c_front() {
 	ctl reset 0
 	nr_on; ta call lea 50
@@ -602,8 +653,11 @@ c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec c_exit c_churn c_jit_chur
 c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 4, the others one each
 n_api=$(($(echo $API_CASES | wc -w) + 13))
-plan $((n_api + 1))
+plan $((n_api + 5))
 c_tracefs_baseline
+c_consumer
+c_consumer_filter
+c_consumer_remove
 if [ $HAVE = 1 ]; then
 	for c in $API_CASES; do $c; done
 else

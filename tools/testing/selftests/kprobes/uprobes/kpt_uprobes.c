@@ -35,6 +35,7 @@
 #include <linux/debugfs.h>
 #include <linux/uaccess.h>
 #include <linux/uprobes.h>
+#include <linux/uprobes_process.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/delay.h>
@@ -51,7 +52,7 @@ static const char * const mode_names[] = {
 };
 
 struct slot {
-	struct uprobe u;
+	struct process_uprobe u;
 	int id, mode;
 	unsigned long arg, arg2;
 	atomic_t hits;
@@ -89,7 +90,7 @@ static struct kprobe kp = {
 	.pre_handler = kp_pre,
 };
 
-static void handler(struct uprobe *u, struct pt_regs *regs)
+static void handler(struct process_uprobe *u, struct pt_regs *regs)
 {
 	struct slot *s = container_of(u, struct slot, u);
 	int n = atomic_inc_return(&s->hits);
@@ -135,12 +136,12 @@ static void handler(struct uprobe *u, struct pt_regs *regs)
 	}
 }
 
-static void fast_handler(struct uprobe *u, struct pt_regs *regs)
+static void fast_handler(struct process_uprobe *u, struct pt_regs *regs)
 {
 	container_of(u, struct slot, u)->fast_hits++;
 }
 
-static void reg_callback(struct uprobe *u, int reg, int result)
+static void reg_callback(struct process_uprobe *u, int reg, int result)
 {
 	struct slot *s = container_of(u, struct slot, u);
 
