@@ -23,11 +23,13 @@
  * may not reach the carrier: one an ftrace user diverts (an IPMODIFY ops
  * such as livepatch's, a direct trampoline such as BPF's, which may skip
  * the body or call it from elsewhere), nor one on the error-injection
- * list, whose calls an fprobe may return from at the entry.  ftrace asks
+ * list, whose calls an fprobe may return from at the entry.  ftrace tells
  * kprobe_ftrace_divert() before such a user takes a function: its
- * carrier moves onto the hook first, so the hook's callback, which
- * ftrace runs with the others on every call, sees each call as any
- * probe on the hook does.  Nor for a jprobe, whose hit returns to the entry.
+ * carrier's site is hooked first, so the hook's callback, which ftrace
+ * runs with the others on every call, sees each call as any probe on
+ * the hook does; the rest of the move happens in the background, the
+ * user waiting for none of it.  Nor for a jprobe, whose hit returns to
+ * the entry.
  *
  * A move onto the hook sees each call exactly once: hooked with
  * ->carrier_moving set, the callback runs the probes and sends the call
@@ -37,9 +39,9 @@
  * then between the nop and the carrier having passed the nop unhooked),
  * the carrier goes, then the redirection (kprobe_carriers_finish()).
  * That wait is never taken under kprobe_mutex (kprobe_carriers_settle()):
- * on a PREEMPT kernel a busy task may hold it off for long.  No diverting
- * user is ever on a function while it moves: the redirection, done by
- * the plain ops, would otherwise confuse it.
+ * on a PREEMPT kernel a busy task may hold it off for long.  A diverting
+ * user may come while a site moves (kprobe_ftrace_divert() says how each
+ * call is still seen once).
  *
  * What lives here: making and dropping carriers as batches arm fentry
  * sites (kprobe_carriers_sync(), from kprobe_batch_ftrace()), moves onto
@@ -325,17 +327,18 @@ static void kprobe_carriers_settle(void)
 }
 
 /*
- * Move the carried fentry sites match() picks onto their hooks, and
- * return once their carriers are gone.  Called without kprobe_mutex.
- * Returns 0, or -EBUSY if one of them could not be hooked (it stays
- * carried).
+ * Start moving the carried fentry sites match() picks onto their hooks:
+ * when this returns, the hooks are in (those ftrace accepted), the
+ * carriers still there, and the mover finishes the moves in the
+ * background (kprobe_carriers_kick()).  Called without kprobe_mutex.
+ * Returns how many carried sites match() picked.
  */
-static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
+static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
 				void *arg)
 {
 	struct kprobe_batch b;
 	struct kprobe_site *s;
-	int n = 0, ret = 0;
+	int n = 0;
 
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
@@ -351,7 +354,22 @@ static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 		kprobe_batch_ftrace(&b);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
-	if (!n)
+	return n;
+}
+
+/*
+ * Move the carried fentry sites match() picks onto their hooks, and
+ * return once their carriers are gone.  Called without kprobe_mutex.
+ * Returns 0, or -EBUSY if one of them could not be hooked (it stays
+ * carried).
+ */
+static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
+				void *arg)
+{
+	struct kprobe_site *s;
+	int ret = 0;
+
+	if (!kprobe_carriers_hook(match, arg))
 		return 0;
 	kprobe_carriers_settle();
 	mutex_lock(&kprobe_mutex);
@@ -442,34 +460,54 @@ static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
  *
  * Called by ftrace, with no ftrace lock held, before @ops is registered
  * or its filter grows; kprobe_ftrace_divert_end() follows once that is
- * done, if this returned 0.  Until then no entry probe is carried; the
- * carried ones on @ops's functions are hooked on ftrace before this
- * returns (this may wait for every task to pass a voluntary switch), so
- * that they go on seeing every call, before @ops's callback diverts it.
- * With no carrier at all (the common case) it takes no lock.
+ * done.  Until then no entry probe is carried.  The steps, for the
+ * carried ones on @ops's functions:
  *
- * Return: 0, or -EBUSY if a probe could not be hooked (@ops must not
- * take its functions then: the probe would miss their calls).
+ * 1. Their hooks go in before this returns, in the moving state: the
+ *    callback runs the probes, then sends the call past the carrier
+ *    (kprobe_carrier_resume()), unless a callback before it moved ip.
+ * 2. @ops comes in.  A call it diverts has had its probes in the hook; a
+ *    direct trampoline that calls the body at the carrier's address is
+ *    told apart there (kprobe_carrier_called()) and runs none again.  A
+ *    call that passed the fentry nop before step 1 meets the carrier,
+ *    which runs them: every call, once.
+ * 3. The mover waits in the background for every task to pass a
+ *    voluntary switch, so that none is left between a nop and its
+ *    carrier, then removes the carriers and ends the moves.
+ *
+ * So @ops never waits for tasks, nor is it refused, as on a kernel
+ * without carriers.  A hook ftrace refuses (it has no other reason than
+ * memory) leaves its carrier, which then misses the diverted calls: said
+ * once in the log.  With no carrier at all (the common case) this takes
+ * no lock.
  */
-int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
-			 unsigned int cnt, bool any)
+void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
+			  unsigned int cnt, bool any)
 {
 	struct kprobe_divert d = { ops, ips, cnt, any };
-	int ret;
+	struct kprobe_site *s;
+	bool refused = false;
 
 	/* kprobes' own ops, changed under kprobe_mutex: nothing to move */
 	if (kprobe_ftrace_ops_ours(ops))
-		return 0;
+		return;
 	atomic_inc(&kprobe_diverting);
 	smp_mb__after_atomic();		/* paired with kprobe_carry() */
 	if (!atomic_read(&kprobe_nr_carriers))
-		return 0;	/* and none is made until _end() */
-	ret = kprobe_carriers_move(kprobe_divert_covers, &d);
-	if (ret) {
-		pr_warn("entry probes stay on their carriers: a diverting ftrace user is refused\n");
-		kprobe_ftrace_divert_end(ops);
+		return;	/* and none is made until _end() */
+	if (!kprobe_carriers_hook(kprobe_divert_covers, &d))
+		return;
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry(s, &kprobe_sites, all) {
+		if (s->carrier && !s->carrier_moving &&
+		    kprobe_divert_covers(s, &d)) {
+			refused = true;
+			break;
+		}
 	}
-	return ret;
+	mutex_unlock(&kprobe_mutex);
+	if (refused)
+		pr_warn_once("entry probes stay on their carriers: calls a diverting ftrace user sends elsewhere are not seen\n");
 }
 
 /**

@@ -644,22 +644,21 @@ static inline bool kretprobe_is_stacked_trampoline(unsigned long addr)
 #endif
 
 /*
- * ftrace asks before an ops that diverts calls (IPMODIFY, a direct
- * trampoline) takes functions: an entry probe armed past the fentry call
- * (a carrier, kernel/kprobes_carriers.c) would miss them, so it moves
- * onto the ftrace hook first.
+ * ftrace tells kprobes before an ops that diverts calls (IPMODIFY, a
+ * direct trampoline) takes functions: an entry probe armed past the
+ * fentry call (a carrier, kernel/kprobes_carriers.c) would miss them, so
+ * it is hooked on ftrace first.
  */
 struct ftrace_ops;
 #ifdef CONFIG_KPROBE_CARRIERS
-int kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
-			 unsigned int cnt, bool any);
+void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
+			  unsigned int cnt, bool any);
 void kprobe_ftrace_divert_end(struct ftrace_ops *ops);
 #else
-static inline int kprobe_ftrace_divert(struct ftrace_ops *ops,
-				       unsigned long *ips, unsigned int cnt,
-				       bool any)
+static inline void kprobe_ftrace_divert(struct ftrace_ops *ops,
+					unsigned long *ips, unsigned int cnt,
+					bool any)
 {
-	return 0;
 }
 
 static inline void kprobe_ftrace_divert_end(struct ftrace_ops *ops) { }

@@ -9,7 +9,8 @@
  * at) and builds the carrier's hit stub.  A hit runs nothing in the
  * trap: kprobe_int3_carrier() returns into the stub, which calls the
  * optimizer's trampoline; kprobe_carrier_resume() is where a call skips
- * the int3 while the site moves onto the hook.
+ * the int3 while the site moves onto the hook, and kprobe_carrier_called()
+ * tells the calls that a diverting user's trampoline makes meanwhile.
  *
  * Context: preparation under kprobe_mutex; kprobe_int3_carrier() in the
  * int3 trap, kprobe_carrier_resume() in the ftrace callback and
@@ -306,6 +307,43 @@ unsigned long kprobe_carrier_resume(struct kprobe_site *c)
 }
 
 NOKPROBE_SYMBOL(kprobe_carrier_resume);
+
+/**
+ * kprobe_carrier_called() - did this call reach the carrier by a call to it?
+ * @s: a fentry site moving off its carrier (->carrier_moving set)
+ * @regs: the registers at the carrier (regs->sp as the function sees it)
+ *
+ * While a site moves onto its hook, a diverting ftrace user may already
+ * be on the function (kprobe_ftrace_divert() does not wait for the
+ * move).  A direct trampoline that runs the function's body calls it
+ * past the fentry site, that is at the carrier's address (BPF's do, for
+ * fexit and fmod_ret programs), and it was reached from the hook, which
+ * ran the probes for this call.  Such a call is the only way to the
+ * carrier whose return address follows a call to the carrier itself:
+ * nothing else calls into the middle of a function, and a call that came
+ * through the fentry nop has its caller's return address there.
+ *
+ * Return: true if the instruction before the return address on the stack
+ * is a direct call to the carrier.
+ */
+bool kprobe_carrier_called(struct kprobe_site *s, struct pt_regs *regs)
+{
+	struct kprobe_site *c = READ_ONCE(s->carrier_moving);
+	unsigned long ret;
+	u8 call[CALL_INSN_SIZE];
+	s32 rel;
+
+	if (!c ||
+	    copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)) ||
+	    copy_from_kernel_nofault(call, (void *)(ret - CALL_INSN_SIZE),
+				     CALL_INSN_SIZE) ||
+	    call[0] != CALL_INSN_OPCODE)
+		return false;
+	memcpy(&rel, call + 1, sizeof(rel));
+	return ret + rel == c->addr;
+}
+
+NOKPROBE_SYMBOL(kprobe_carrier_called);
 
 /**
  * kprobe_carried_post() - a carried fentry site's post_handlers

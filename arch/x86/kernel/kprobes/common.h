@@ -182,6 +182,7 @@ struct pt_regs;
 void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs);
 int kprobe_int3_carrier(struct pt_regs *regs, struct kprobe_site *c);
+bool kprobe_carrier_called(struct kprobe_site *s, struct pt_regs *regs);
 int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 		      unsigned long addr);
 

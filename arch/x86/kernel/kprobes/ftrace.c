@@ -140,9 +140,12 @@ static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
 	 * had its hit here (or its miss counted), so it must not meet the
 	 * carrier's int3 too.  Unless a handler sent it elsewhere, it goes on in a
 	 * copy of the carrier's instruction.  One load: the carrier, or
-	 * NULL once the move is over (its memory outlives this hit).  No
-	 * other ftrace user diverts the function meanwhile
-	 * (kprobe_ftrace_divert() waits for the move to end).
+	 * NULL once the move is over (its memory outlives this hit).  A
+	 * diverting user may be on the function meanwhile: if its callback
+	 * ran first and moved ip, the call goes there; if it runs after
+	 * this one, it moves ip again.  A direct trampoline returns to
+	 * regs->ip, or calls the body at the carrier itself, where
+	 * kprobe_carrier_called() tells the call apart.
 	 */
 	carrier = READ_ONCE(s->carrier_moving);
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) && unlikely(carrier) &&

@@ -131,9 +131,18 @@ STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
 static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
 					       struct kprobe_site *s)
 {
-	struct kprobe_frame *f = kprobe_hit_begin(s);
+	struct kprobe_frame *f;
 	int moved = 0;
 
+	/*
+	 * A carrier's hit while its site moves onto the hook, from a
+	 * diverting user's trampoline: the hook ran this call's probes.
+	 */
+	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
+	    unlikely(READ_ONCE(s->carrier_moving)) &&
+	    kprobe_carrier_called(s, regs))
+		return 0;
+	f = kprobe_hit_begin(s);
 	if (f) {
 		moved = kprobe_site_pre(s, f, regs);
 		/*

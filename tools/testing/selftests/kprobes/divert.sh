@@ -10,7 +10,7 @@
 # second (no carrier is made on a diverted function).  Same counts and the
 # same argument on either kernel.
 . /harness/ktap.sh
-plan 17
+plan 18
 carriers=/proc/sys/debug/kprobes-carriers
 N=1000
 P=/sys/module/kpt_target_mod/parameters
@@ -128,7 +128,8 @@ if [ ! -e /sys/kernel/btf/vmlinux ]; then
 		"probe second: the program skipped the body of all $N calls" \
 		"probe second: the kprobe saw all $N calls" \
 		"probe second: each hit traced with its argument" \
-		"probe second: no carrier under the program"; do
+		"probe second: no carrier under the program" \
+		"returning 0, probe first: the body ran, the kprobe saw each call once"; do
 		skip "fmod_ret, $c" \
 			"this boot: no BTF (CONFIG_DEBUG_INFO_BTF: make test-distro has it)"
 	done
@@ -155,6 +156,20 @@ else
 		skip "fmod_ret, probe second: no carrier under the program" \
 			"this kernel has no carriers (or they are off)"
 	fi
+	echo 0 > $T/events/kpt/fmr/enable
+	echo > $T/kprobe_events
+	echo > $T/trace
+
+	# a program that returns 0: its trampoline calls the body past the
+	# fentry site, where the carrier is while the move goes on
+	echo "$FMR" > $T/kprobe_events
+	echo 1 > $T/events/kpt/fmr/enable
+	carried bpf_modify_return_test
+	out=$(kpt_fmodret -0 $N)
+	diag "returning 0: $out"
+	[ "$out" = "runs $N skipped 0 ret 33" ] && [ "$(hits fmr)" = $N ]
+	result "fmod_ret returning 0, probe first: the body ran, the kprobe saw each call" \
+		"once ($(hits fmr))" $?
 	echo 0 > $T/events/kpt/fmr/enable
 	echo > $T/kprobe_events
 	echo > $T/trace

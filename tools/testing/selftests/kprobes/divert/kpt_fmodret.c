@@ -5,7 +5,7 @@
  * instructions ("return 7") and the target's BTF id is read from
  * /sys/kernel/btf/vmlinux here.
  *
- *   kpt_fmodret N [CMD]
+ *   kpt_fmodret [-0] N [CMD]
  *
  * loads the program, attaches it (its trampoline goes onto the target's
  * fentry site through register_ftrace_direct()), runs CMD with /bin/sh if
@@ -13,8 +13,10 @@
  * test run calls bpf_modify_return_test(1, &b) with b == 2: the function
  * body increments b, so a run whose retval has 0 in its upper half had
  * the body skipped by the program.  Prints "runs N skipped K ret R" (R
- * the last run's lower half: 7 + 29 when skipped) and exits 0 when every
- * call was made; a failed call prints its name and errno and exits 1.
+ * the last run's lower half: 7 + 29 when skipped, 4 + 29 when not) and
+ * exits 0 when every call was made; a failed call prints its name and
+ * errno and exits 1.  With -0 the program returns 0: the trampoline then
+ * calls the body, past its fentry site.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,9 +128,14 @@ int main(int argc, char **argv)
 	union bpf_attr attr;
 	uint32_t id, ret = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "-0")) {
+		prog[0].imm = 0;	/* the body runs */
+		argv++;
+		argc--;
+	}
 	runs = argc > 1 ? atoi(argv[1]) : 0;
 	if (runs <= 0) {
-		fprintf(stderr, "usage: kpt_fmodret N [CMD]\n");
+		fprintf(stderr, "usage: kpt_fmodret [-0] N [CMD]\n");
 		return 2;
 	}
 	id = btf_func_id("bpf_modify_return_test");

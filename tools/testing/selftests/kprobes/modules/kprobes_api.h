@@ -162,6 +162,7 @@ int t_post_joins_hit_in_flight(void);
 int t_ftrace_ops_switch(void);
 int t_ftrace_leave_and_return(void);
 int t_ftrace_divert(void);
+int t_ftrace_divert_body(void);
 #ifdef CONFIG_FUNCTION_TRACER
 int t_entry_cold_part(void);
 int t_entry_static_branch(void);

@@ -315,11 +315,12 @@ out_nap:
 
 /*
  * A diverting ftrace user that comes while a carried entry probe is moving
- * onto the hook: its registration waits for the move to end, so that no
- * call meets both the user's redirect and the still-armed carrier (two
- * hits), and no redirect of ours undoes the user's.  The user here is an
- * IPMODIFY ops that sends kpt_tiny() to a twin with the same result; the
- * probe sees each call of a second CPU once, before, across and after.
+ * onto the hook: its registration does not wait for the move to end (as
+ * on a kernel without carriers), and yet the probe sees each call once,
+ * before, across and after: a call the user diverts had its hit in the
+ * hook and never meets the carrier, and no redirect of ours undoes the
+ * user's.  The user here is an IPMODIFY ops that sends kpt_tiny() to a
+ * twin with the same result, called on a second CPU.
  */
 static atomic_t twin_calls;
 
@@ -376,10 +377,9 @@ int t_carrier_divert_during_move(void)
 	/*
 	 * The background move: hooked, then waiting for every task to
 	 * switch.  Once the site is moving, the mover stops switching (see
-	 * mover_busy_site) until a tenth of a second after the user is on
-	 * its way in: the move is still on when the user comes, however
-	 * short its wait would otherwise be (a rude one: a work item on
-	 * each CPU).
+	 * mover_busy_site) for a second: the move is still on when the user
+	 * comes, and when its registration returns, however short the wait
+	 * would otherwise be (a rude one: a work item on each CPU).
 	 */
 	WRITE_ONCE(mover_busy_site, s);
 	mover_hold(false);
@@ -387,12 +387,19 @@ int t_carrier_divert_during_move(void)
 	while (!READ_ONCE(s->carrier_moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
 	moving = READ_ONCE(s->carrier_moving);
-	WRITE_ONCE(mover_busy_until, jiffies + HZ / 10);
+	WRITE_ONCE(mover_busy_until, jiffies + HZ);
 	WRITE_ONCE(mover_busy, true);
 	ret = register_ftrace_function(&twin_ops);
 	KPT_EXPECT(moving);
 	KPT_EXPECT_EQ(ret, 0);
-	/* the registration waited for the move to end */
+	/* the registration did not wait: the mover holds the move off */
+	KPT_EXPECT(READ_ONCE(s->carrier_moving) && READ_ONCE(s->carrier));
+	msleep(50);		/* calls diverted while the carrier is there */
+	WRITE_ONCE(mover_busy_until, jiffies);
+	/* the move ends in the background, the user still on */
+	deadline = jiffies + 5 * HZ;
+	while (READ_ONCE(s->carrier) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
 	KPT_EXPECT(!READ_ONCE(s->carrier_moving));
 	KPT_EXPECT(!READ_ONCE(s->carrier));
 	msleep(20);

@@ -220,6 +220,7 @@ static const struct kpt_case cases[] = {
 	X86_CASE("entry_cold_part", t_entry_cold_part),
 	X86_CASE("entry_static_branch", t_entry_static_branch),
 	X86_CASE("ftrace_divert", t_ftrace_divert),
+	X86_CASE("ftrace_divert_body", t_ftrace_divert_body),
 	X86_CASE("bad_input", t_bad_input),
 	X86_CASE("bad_input_patched_sites", t_bad_input_patched_sites),
 	X86_CASE("core_patched_sites", t_core_patched_sites),

@@ -51,6 +51,12 @@ DECLARE_STATIC_KEY_FALSE(kpt_jl_key);
 
 /* a direct ftrace trampoline: the function returns KPT_DIRECT_RET (kpt_direct.S) */
 void kpt_direct_skip(void);
+/*
+ * a * 3 + b, with an fentry call, and a direct trampoline for it that
+ * calls its body past the fentry call (kpt_carrier_targets.S, x86_64)
+ */
+int kpt_body_target(int a, int b);
+void kpt_direct_body(void);
 #define KPT_DIRECT_RET 4242
 
 #endif /* KPROBES_API_TARGETS_H */

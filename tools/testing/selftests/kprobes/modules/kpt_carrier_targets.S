@@ -13,6 +13,14 @@
  *   int kpt_jl_target(int a, int b): a, through that instruction twice
  *	when b != 0 and kpt_jl_key is on: the static branch (a 5-byte nop
  *	while the key is off) jumps back to it.
+ *
+ * And, on x86_64, one whose instruction after the fentry call only a
+ * direct ftrace trampoline reaches otherwise, as BPF's do:
+ *
+ *   int kpt_body_target(int a, int b): a * 3 + b;
+ *   kpt_direct_body: a direct trampoline for it that runs its body by a
+ *	call to that instruction (as BPF's trampolines do for fexit and
+ *	fmod_ret programs), then returns to the function's caller.
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
@@ -73,4 +81,22 @@ SYM_FUNC_START(kpt_jl_target)
 	mov	%ecx, %eax
 	RET
 SYM_FUNC_END(kpt_jl_target)
+
+#ifdef CONFIG_X86_64
+SYM_FUNC_START(kpt_body_target)
+	FENTRY
+SYM_INNER_LABEL(kpt_body_target_body, SYM_L_GLOBAL)
+	lea	(%rdi,%rdi,2), %eax
+	add	%esi, %eax
+	RET
+SYM_FUNC_END(kpt_body_target)
+
+SYM_FUNC_START(kpt_direct_body)
+	call	kpt_body_target_body
+	/* drop the fentry call's return address: leave by the caller's frame */
+	add	$8, %rsp
+	UNWIND_HINT_FUNC
+	RET
+SYM_FUNC_END(kpt_direct_body)
+#endif
 #endif
