@@ -80,7 +80,7 @@ export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test \
 	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
-	arches arm64-test i386-test configs series series-check \
+	arches arm64-test i386-test ppc64le-test configs series series-check \
 	stress clean \
 	distclean help
 
@@ -120,6 +120,8 @@ help:
 	@echo "                     arch-neutral API cases"
 	@echo "  make i386-test     32-bit x86 kernel under QEMU: KUnit kprobes_test,"
 	@echo "                     fprobe_test and the API cases"
+	@echo "  make ppc64le-test  ppc64le (pseries) kernel under QEMU: a classic backend"
+	@echo "                     with kprobes on ftrace, an entry kprobe beside a livepatch"
 	@echo "  make series        the patch series with its cover letter (build/series/)"
 	@echo "  make series-check  git am it onto the base: identical to ours, checkpatch"
 	@echo "                     --strict clean, each patch builds (FULL=1: and boots"
@@ -252,6 +254,12 @@ arm64-test: tree
 # module suites, under qemu-system-i386 (harness/archtest.sh).
 i386-test: tree
 	@$(H)/archtest.sh i386
+
+# A classic backend with kprobes on ftrace and livepatch: KUnit
+# kprobes_test, the arch-neutral API cases and kprobes_livepatch under
+# qemu-system-ppc64 (harness/archtest.sh).
+ppc64le-test: tree
+	@$(H)/archtest.sh ppc64le
 
 # The repository as a patch series against the base: series/NN-*.txt
 # say what each patch brings in (harness/series.py).  series-check applies

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make arm64-test, make i386-test: our core on another arch's backend (or
-# on x86's at the other width), run.  harness/archtest.sh ARCH builds
+# make arm64-test, make i386-test, make ppc64le-test: our core on another
+# arch's backend (or on x86's at the other width), run.  harness/archtest.sh ARCH builds
 # IMPL's kernel for ARCH (tinyconfig + config/ARCH.config) in
 # build/tree-$IMPL/_build_ARCH, the test modules that apply there
 # (kprobes_api everywhere: cases on x86_64 assembly targets report a skip
@@ -17,7 +17,7 @@
 # "kpb: " lines harness/bench.py reads, is $LOGS/i386-bench-RUN-IMPL.log.
 . "$(dirname "$0")/common.sh"
 
-arch=${1:?usage: archtest.sh arm64|i386 [bench RUN]}
+arch=${1:?usage: archtest.sh arm64|i386|ppc64le [bench RUN]}
 bench= icount=0 bench_qemu=()
 [ "${2:-}" = bench ] && bench=${3:?archtest.sh: bench needs a run name}
 case $bench in icount*) icount=1 bench_qemu=(-icount shift=0) ;; esac
@@ -50,6 +50,20 @@ i386)
 	      -cpu max,vendor=GenuineIntel)
 	console=ttyS0
 	kunit=(--expect-kunit kprobes_test --expect-kunit fprobe_test)
+	;;
+ppc64le)
+	# a classic backend with kprobes on ftrace and livepatch: pseries
+	# under TCG, booted by SLOF (which formats the nvram the kernel reads)
+	cross=powerpc64le-linux-gnu-
+	"$H/deps.sh" gcc-powerpc64le-linux-gnu:${cross}gcc \
+		qemu-system-ppc:qemu-system-ppc64 || exit 1
+	karch=powerpc image=vmlinux
+	# the kernel has no vector unit state for user space (tinyconfig)
+	cc_init=("${cross}gcc" -mno-altivec -mno-vsx)
+	libgcc=-lgcc
+	qemu=(qemu-system-ppc64 -M pseries -cpu power9)
+	console=hvc0
+	kunit=(--expect-kunit kprobes_test)
 	;;
 *)	die "archtest.sh: no test guest for $arch" ;;
 esac
@@ -122,6 +136,12 @@ obj-m += kprobes_seed.o
 kprobes_seed-y := kprobes_seed_main.o kprobes_seed_targets.o
 KB
 		suites="kprobes_api kprobes_seed"
+	fi
+	if grep -q '^CONFIG_LIVEPATCH=y' "$o/.config"; then
+		# an entry kprobe beside a livepatch of its function
+		cp "$src"/kprobes_livepatch.c "$mods/"
+		echo "obj-m += kprobes_livepatch.o" >> "$mods/Kbuild"
+		suites="$suites kprobes_livepatch"
 	fi
 fi
 "${mk[@]}" M="$mods" modules > "$logs/$arch-mods-$IMPL.log" 2>&1 ||

@@ -30,9 +30,13 @@ stock_module() {
 	fi
 	[ -f "$s/Makefile" ] || env IMPL=upstream KSRC="$s" KOBJ="$s/_build" "$H/tree.sh" >&2
 	mkdir -p "$o"
-	cmp -s "$KOBJ/.config" "$o/.config" || cp "$KOBJ/.config" "$o/.config"
-	make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" olddefconfig >&2 &&
-		make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" modules_prepare >&2 &&
+	# configured from this build's .config (olddefconfig rewrites the copy)
+	if ! cmp -s "$KOBJ/.config" "$o/.config.from"; then
+		cp "$KOBJ/.config" "$o/.config" && cp "$KOBJ/.config" "$o/.config.from"
+		make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" olddefconfig >&2 ||
+			die "configuring stock 6.12 for $name failed"
+	fi
+	make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" modules_prepare >&2 &&
 		make -s -C "$s" O="$o" CC="$cc" HOSTCC="$cc" -j"$JOBS" kernel/kprobes.o >&2 ||
 		die "preparing stock 6.12 for $name failed"
 	awk -F'\t' -v OFS='\t' '

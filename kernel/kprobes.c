@@ -240,7 +240,8 @@ struct kprobe *kprobe_site_solo(struct kprobe_site *s, bool want_armed)
 {
 	struct kprobe *kp;
 
-	if (!want_armed || !list_is_singular(&s->probes))
+	/* a trampoline's call to its carrier: told apart on the slow path */
+	if (!want_armed || !list_is_singular(&s->probes) || s->carrier_diverted)
 		return NULL;
 	kp = list_first_entry(&s->probes, struct kprobe, list);
 	return probe_pre_only(kp) ? kp : NULL;
@@ -266,7 +267,7 @@ bool kprobe_site_pre_only(struct kprobe_site *s, bool want_armed)
 	struct kprobe *kp;
 
 	if (!want_armed || list_empty(&s->probes) ||
-	    list_is_singular(&s->probes))
+	    list_is_singular(&s->probes) || s->carrier_diverted)
 		return false;
 	list_for_each_entry(kp, &s->probes, list) {
 		if (!probe_pre_only(kp))

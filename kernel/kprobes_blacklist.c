@@ -159,12 +159,14 @@ kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
 
 /*
  * The address a probe asks for: addr, or symbol_name + offset (never
- * both), moved past an ENDBR at a function entry by the arch.
+ * both), as the arch places it: past an ENDBR at a function entry
+ * (x86), at the local entry point or the ftrace call (powerpc).
  */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
 				const char *symbol_name, unsigned long offset,
 				bool *on_entry)
 {
+	kprobe_opcode_t *p;
 	unsigned long a;
 
 	if ((symbol_name && addr) || (!symbol_name && !addr))
@@ -178,11 +180,15 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
 		a = (unsigned long)addr;
 	}
 	a += offset;
-	/* re-derive the offset into the function for the ENDBR rule */
+	/*
+	 * As in 6.12, the arch gets the function's start and the offset into
+	 * it, and re-combines them (powerpc's backend adds them up itself).
+	 */
 	if (!kprobe_sym_size_offset(a, NULL, &offset))
 		return ERR_PTR(symbol_name ? -ENOENT : -EINVAL);
 	*on_entry = false;
-	return arch_adjust_kprobe_addr(a, offset, on_entry);
+	p = arch_adjust_kprobe_addr(a - offset, offset, on_entry);
+	return p ?: ERR_PTR(-EINVAL);
 }
 
 /**

@@ -186,6 +186,8 @@ out:
  */
 static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
+	/* its freeing waits for trampolines (kprobe_free_sites_later()) */
+	s->carrier->carrier_diverted = s->carrier_diverted;
 	kprobe_site_retire(s->carrier, b);
 	s->carrier = NULL;
 	atomic_dec(&kprobe_nr_carriers);
@@ -330,11 +332,13 @@ static void kprobe_carriers_settle(void)
  * Start moving the carried fentry sites match() picks onto their hooks:
  * when this returns, the hooks are in (those ftrace accepted), the
  * carriers still there, and the mover finishes the moves in the
- * background (kprobe_carriers_kick()).  Called without kprobe_mutex.
- * Returns how many carried sites match() picked.
+ * background (kprobe_carriers_kick()).  @diverted: for a diverting
+ * ftrace user, whose trampoline may call into the carriers from now on
+ * (->carrier_diverted).  Called without kprobe_mutex.  Returns how many
+ * carried sites match() picked.
  */
 static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
-				void *arg)
+				void *arg, bool diverted)
 {
 	struct kprobe_batch b;
 	struct kprobe_site *s;
@@ -345,6 +349,8 @@ static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (!s->carrier || !match(s, arg))
 			continue;
+		if (diverted)
+			s->carrier_diverted = true;	/* before the hook */
 		/* not moving, or its hook was refused: (again) onto the hook */
 		if (!s->carrier_moving || !s->carrier_hooked)
 			kprobe_carrier_start_move(s, &b);
@@ -369,7 +375,7 @@ static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 	struct kprobe_site *s;
 	int ret = 0;
 
-	if (!kprobe_carriers_hook(match, arg))
+	if (!kprobe_carriers_hook(match, arg, false))
 		return 0;
 	kprobe_carriers_settle();
 	mutex_lock(&kprobe_mutex);
@@ -468,25 +474,28 @@ static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
  *    (kprobe_carrier_resume()), unless a callback before it moved ip.
  * 2. @ops comes in.  A call it diverts has had its probes in the hook; a
  *    direct trampoline that calls the body at the carrier's address is
- *    told apart there (kprobe_carrier_called()) and runs none again.  A
- *    call that passed the fentry nop before step 1 meets the carrier,
- *    which runs them: every call, once.
+ *    told apart there (kprobe_carrier_called(), for good: the site is
+ *    ->carrier_diverted, as a call may still be on its way into a
+ *    carrier that has gone) and runs none again.  A call that passed the
+ *    fentry nop before step 1 meets the carrier, which runs them: every
+ *    call, once.
  * 3. The mover waits in the background for every task to pass a
  *    voluntary switch, so that none is left between a nop and its
  *    carrier, then removes the carriers and ends the moves.
  *
  * So @ops never waits for tasks, nor is it refused, as on a kernel
- * without carriers.  A hook ftrace refuses (it has no other reason than
- * memory) leaves its carrier, which then misses the diverted calls: said
- * once in the log.  With no carrier at all (the common case) this takes
- * no lock.
+ * without carriers.  A hook ftrace refuses (for want of memory, or ftrace
+ * disabled after an error) leaves its carrier, which then misses the
+ * diverted calls: the log names the function.  If @ops's registration
+ * then fails, its functions' probes stay hooked (slower hits, no other
+ * difference).  With no carrier at all (the common case) this takes no
+ * lock.
  */
 void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 			  unsigned int cnt, bool any)
 {
 	struct kprobe_divert d = { ops, ips, cnt, any };
 	struct kprobe_site *s;
-	bool refused = false;
 
 	/* kprobes' own ops, changed under kprobe_mutex: nothing to move */
 	if (kprobe_ftrace_ops_ours(ops))
@@ -495,19 +504,16 @@ void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 	smp_mb__after_atomic();		/* paired with kprobe_carry() */
 	if (!atomic_read(&kprobe_nr_carriers))
 		return;	/* and none is made until _end() */
-	if (!kprobe_carriers_hook(kprobe_divert_covers, &d))
+	if (!kprobe_carriers_hook(kprobe_divert_covers, &d, true))
 		return;
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (s->carrier && !s->carrier_moving &&
-		    kprobe_divert_covers(s, &d)) {
-			refused = true;
-			break;
-		}
+		    kprobe_divert_covers(s, &d))
+			pr_warn_ratelimited("the entry probe on %ps stays on its carrier: calls a diverting ftrace user sends elsewhere are not seen\n",
+					    (void *)s->addr);
 	}
 	mutex_unlock(&kprobe_mutex);
-	if (refused)
-		pr_warn_once("entry probes stay on their carriers: calls a diverting ftrace user sends elsewhere are not seen\n");
 }
 
 /**

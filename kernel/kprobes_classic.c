@@ -206,15 +206,16 @@ void arch_kprobe_poke_sync(bool wait_hits)
 /* ---- the defaults for what a backend may override ----------------------- */
 
 /*
- * addr is the symbol's address plus offset: a function's entry is its
- * first byte (powerpc's ELFv2 local entry point is its own override).
+ * addr is the symbol's address, offset the probe's offset from it, as
+ * 6.12 passes them: a function's entry is its first byte (powerpc's
+ * override knows its ELFv2 entry points).
  */
 kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
 						 unsigned long offset,
 						 bool *on_func_entry)
 {
 	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)addr;
+	return (kprobe_opcode_t *)(addr + offset);
 }
 
 /* .kprobes.text is on the core's blacklist already */
@@ -327,6 +328,10 @@ void kprobe_ftrace_kill(void)
  * preemption disabled: rp's handler, with this CPU busy (a probe hit in
  * it counts nmissed) and current_kprobe naming rp.  rethook recycles the
  * node afterwards.  data is NULL once rp was unregistered.
+ *
+ * powerpc's trampoline is itself a kprobe (on a nop, whose handler calls
+ * the rethook): its hit is running then, and is no other probe's
+ * handler; current_kprobe goes back to it for the backend to finish it.
  */
 static void kretprobe_rethook_handler(struct rethook_node *rh, void *data,
 				      unsigned long ret_addr,
@@ -334,10 +339,11 @@ static void kretprobe_rethook_handler(struct rethook_node *rh, void *data,
 {
 	struct kretprobe *rp = data;
 	struct kretprobe_instance *ri;
+	struct kprobe *cur = kprobe_running();
 
 	if (!rp || !rp->handler)
 		return;
-	if (unlikely(kprobe_running())) {
+	if (unlikely(cur) && !is_rethook_trampoline((unsigned long)cur->addr)) {
 		/* inside another probe's handler: rp's is a miss */
 		kprobe_count_miss(&rp->nmissed);
 		return;
@@ -346,7 +352,7 @@ static void kretprobe_rethook_handler(struct rethook_node *rh, void *data,
 	__this_cpu_write(current_kprobe, &rp->kp);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	rp->handler(ri, regs);
-	__this_cpu_write(current_kprobe, NULL);
+	__this_cpu_write(current_kprobe, cur);
 }
 
 NOKPROBE_SYMBOL(kretprobe_rethook_handler);

@@ -375,10 +375,11 @@ static int proc_kprobes_optimization(const struct ctl_table *table,
 				     int write, void *buffer, size_t *lenp,
 				     loff_t *ppos)
 {
-	int ret, was = kprobes_optimization;
 	struct kprobe_site *s;
+	int ret, was;
 
 	mutex_lock(&kprobe_mutex);
+	was = kprobes_optimization;
 	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
 	if (!ret && write) {
 		list_for_each_entry(s, &kprobe_sites, all)

@@ -18,8 +18,9 @@
  *    NMI included: it walks the page list under RCU, and pages are freed
  *    only after a grace period.
  *  - /proc/kallsyms names each page "kprobe_insn_page" in module
- *    [__builtin__kprobes] (kprobe_get_kallsym()) so profilers can attribute
- *    samples taken in a slot.
+ *    [__builtin__kprobes] (kprobe_get_kallsym()), and perf hears of each
+ *    page as it comes and goes (PERF_RECORD_KSYMBOL), so profilers can
+ *    attribute samples taken in a slot.
  *
  * A classic backend (kernel/kprobes_classic.c) gets MAX_INSN_SIZE opcodes
  * a slot, in pages from its alloc_insn_page() (writable or not, as that
@@ -35,8 +36,10 @@
 #include <linux/execmem.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/memory.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate_trace.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
@@ -119,6 +122,9 @@ static struct kprobe_insn_page *slot_page_alloc(void)
 		return NULL;
 	}
 	list_add_tail_rcu(&pg->list, &slot_pages);
+	/* perf's view of kernel text: samples in a slot get this name */
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
+			   PAGE_SIZE, false, "kprobe_insn_page");
 	return pg;
 }
 
@@ -172,6 +178,9 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 		slot_clear(slot);
 		if (--pg->nused == 0 && !list_is_singular(&slot_pages)) {
 			list_del_rcu(&pg->list);
+			perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+					   (unsigned long)pg->base, PAGE_SIZE,
+					   true, "kprobe_insn_page");
 			synchronize_rcu();	/* unwinders may be looking */
 			execmem_free(pg->base);
 			kfree(pg);
@@ -249,6 +258,7 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 struct kprobe_free_work {
 	struct rcu_work rwork;
 	struct list_head sites;
+	bool trampolined;	/* a sleeping trampoline may return into one */
 };
 
 static void kprobe_free_sites(struct list_head *sites)
@@ -291,11 +301,29 @@ void kprobe_sync_tasks(void)
 		synchronize_rcu();	/* no memory for the works: the best left */
 }
 
+/*
+ * A carrier that a diverting ftrace user met (->carrier_diverted, copied
+ * to the carrier when it went): a direct trampoline may hold the copy of
+ * its instruction as the address it returns to, or calls the body at,
+ * across a sleepable BPF program, which sleeps voluntarily under
+ * rcu_read_lock_trace().  Wait for those too, as BPF waits before it
+ * frees a trampoline; kprobe_sync_tasks() then covers the way from the
+ * program's end to the copy.
+ */
+static void kprobe_free_sleepers(bool trampolined)
+{
+#ifdef CONFIG_TASKS_TRACE_RCU
+	if (trampolined)
+		synchronize_rcu_tasks_trace();
+#endif
+}
+
 static void kprobe_free_sites_fn(struct work_struct *work)
 {
 	struct kprobe_free_work *fw =
 		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
 
+	kprobe_free_sleepers(fw->trampolined);
 	kprobe_sync_tasks();
 	kprobe_free_sites(&fw->sites);
 	kfree(fw);
@@ -309,15 +337,21 @@ static void kprobe_free_sites_fn(struct work_struct *work)
 void kprobe_free_sites_later(struct list_head *sites)
 {
 	struct kprobe_free_work *fw = kmalloc(sizeof(*fw), GFP_KERNEL);
+	bool trampolined = false;
+	struct kprobe_site *s;
 
+	list_for_each_entry(s, sites, free_list)
+		trampolined |= s->carrier_diverted;
 	if (!fw) {
 		synchronize_rcu();
+		kprobe_free_sleepers(trampolined);
 		kprobe_sync_tasks();
 		kprobe_free_sites(sites);
 		return;
 	}
 	INIT_LIST_HEAD(&fw->sites);
 	list_splice_init(sites, &fw->sites);
+	fw->trampolined = trampolined;
 	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
 	queue_rcu_work(system_unbound_wq, &fw->rwork);
 }

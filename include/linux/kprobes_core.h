@@ -86,12 +86,17 @@ struct kprobe_site {
 	 * (kprobe_carrier_resume()); one load for the callback, and the
 	 * carrier's memory outlives it by a grace period.  carrier_hooked:
 	 * the ftrace update (kprobe_hook_seq) that hooked it, 0 before.
+	 * carrier_diverted: a diverting ftrace user came while it was
+	 * carried, so a trampoline may call into its carrier (one that is
+	 * going, too) after the hook ran its probes; sticky, and it keeps
+	 * the site off the fast paths (kprobe_carrier_called()).
 	 */
 	struct kprobe_site *carrier;
 	struct kprobe_site *carried;
 	struct kprobe_site *carrier_moving;
 	unsigned long carrier_hooked;
 	bool carrier_slow;		/* no jump: for the background mover */
+	bool carrier_diverted;
 #ifdef CONFIG_KPROBES_CLASSIC
 	/*
 	 * What a classic backend sees of the site (get_kprobe()): the

@@ -299,7 +299,7 @@ NOKPROBE_SYMBOL(kprobe_int3_carrier);
  * Return: its optimized detour's copy of the region while that is in use,
  * else its hit stub's copy of its instruction (which jumps back after it).
  */
-unsigned long kprobe_carrier_resume(struct kprobe_site *c)
+notrace unsigned long kprobe_carrier_resume(struct kprobe_site *c)
 {
 	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
 		return kprobe_opt_copy(c);
@@ -310,37 +310,45 @@ NOKPROBE_SYMBOL(kprobe_carrier_resume);
 
 /**
  * kprobe_carrier_called() - did this call reach the carrier by a call to it?
- * @s: a fentry site moving off its carrier (->carrier_moving set)
+ * @s: a fentry site whose carrier a diverting user met (->carrier_diverted)
  * @regs: the registers at the carrier (regs->sp as the function sees it)
  *
- * While a site moves onto its hook, a diverting ftrace user may already
- * be on the function (kprobe_ftrace_divert() does not wait for the
- * move).  A direct trampoline that runs the function's body calls it
- * past the fentry site, that is at the carrier's address (BPF's do, for
- * fexit and fmod_ret programs), and it was reached from the hook, which
- * ran the probes for this call.  Such a call is the only way to the
- * carrier whose return address follows a call to the carrier itself:
- * nothing else calls into the middle of a function, and a call that came
- * through the fentry nop has its caller's return address there.
+ * A diverting ftrace user may come while the site is carried
+ * (kprobe_ftrace_divert() does not wait for the carrier to go).  A
+ * direct trampoline that runs the function's body calls it past the
+ * fentry site, that is at the carrier's address (BPF's do, for fexit
+ * and fmod_ret programs), with a call rel32, and it was reached from the
+ * hook, which ran the probes for this call.  Such a call is the only way
+ * to the carrier whose return address follows a call to the carrier
+ * itself: nothing else calls into the middle of a function, and a call
+ * that came through the fentry nop has its caller's return address
+ * there.  A trampoline that reached the carrier otherwise (a jump, or a
+ * call through a register) would have its call counted twice.
+ *
+ * Runs in the detour, before any frame is taken: notrace, and it reads
+ * the stack (the current task's) and the caller's text without calling
+ * out.
  *
  * Return: true if the instruction before the return address on the stack
- * is a direct call to the carrier.
+ * is a direct call to the carrier's address.
  */
-bool kprobe_carrier_called(struct kprobe_site *s, struct pt_regs *regs)
+notrace bool kprobe_carrier_called(struct kprobe_site *s, struct pt_regs *regs)
 {
-	struct kprobe_site *c = READ_ONCE(s->carrier_moving);
-	unsigned long ret;
+	unsigned long ret = *(unsigned long *)regs->sp;
 	u8 call[CALL_INSN_SIZE];
 	s32 rel;
 
-	if (!c ||
-	    copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)) ||
-	    copy_from_kernel_nofault(call, (void *)(ret - CALL_INSN_SIZE),
-				     CALL_INSN_SIZE) ||
-	    call[0] != CALL_INSN_OPCODE)
+	if (ret < TASK_SIZE_MAX)
 		return false;
-	memcpy(&rel, call + 1, sizeof(rel));
-	return ret + rel == c->addr;
+	pagefault_disable();
+	__get_kernel_nofault(call, (u8 *)(ret - CALL_INSN_SIZE), u8, fault);
+	__get_kernel_nofault(&rel, (s32 *)(ret - sizeof(rel)), s32, fault);
+	pagefault_enable();
+	return call[0] == CALL_INSN_OPCODE &&
+	       ret + rel == s->addr + MCOUNT_INSN_SIZE;
+fault:
+	pagefault_enable();
+	return false;
 }
 
 NOKPROBE_SYMBOL(kprobe_carrier_called);
@@ -355,7 +363,7 @@ NOKPROBE_SYMBOL(kprobe_carrier_called);
  * fentry nop (which is the carrier's address), before the carrier's
  * instruction is carried out.  regs->ip is left as it was.
  */
-void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
+notrace void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs)
 {
 	unsigned long ip = regs->ip;

@@ -103,8 +103,8 @@ int arch_check_insn_boundary(unsigned long addr)
 
 /**
  * arch_adjust_kprobe_addr() - step over an ENDBR at a function's entry
- * @addr: the requested address
- * @offset: its offset into the function
+ * @addr: the function's start (its symbol)
+ * @offset: the requested offset into it
  * @on_func_entry: set if the probe is on the function's entry
  *
  * With IBT the first instruction is an ENDBR that must not be replaced;
@@ -115,18 +115,17 @@ int arch_check_insn_boundary(unsigned long addr)
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr, unsigned long offset,
 					 bool *on_func_entry)
 {
-	unsigned long func = addr - offset;
 	u32 first = 0;
 
-	if (!copy_from_kernel_nofault(&first, (void *)func, sizeof(first)) &&
+	if (!copy_from_kernel_nofault(&first, (void *)addr, sizeof(first)) &&
 	    is_endbr(first)) {
 		*on_func_entry = !offset || offset == ENDBR_INSN_SIZE;
 		if (*on_func_entry)
-			return (kprobe_opcode_t *)(func + ENDBR_INSN_SIZE);
-		return (kprobe_opcode_t *)addr;
+			return (kprobe_opcode_t *)(addr + ENDBR_INSN_SIZE);
+		return (kprobe_opcode_t *)(addr + offset);
 	}
 	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)addr;
+	return (kprobe_opcode_t *)(addr + offset);
 }
 
 /* ---- what in a function can reach an address ------------------------------- */

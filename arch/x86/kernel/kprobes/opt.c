@@ -135,11 +135,11 @@ static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
 	int moved = 0;
 
 	/*
-	 * A carrier's hit while its site moves onto the hook, from a
-	 * diverting user's trampoline: the hook ran this call's probes.
+	 * A carrier's hit (of a carrier moving or gone) from a diverting
+	 * user's trampoline: the hook ran this call's probes.
 	 */
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
-	    unlikely(READ_ONCE(s->carrier_moving)) &&
+	    unlikely(READ_ONCE(s->carrier_diverted)) &&
 	    kprobe_carrier_called(s, regs))
 		return 0;
 	f = kprobe_hit_begin(s);

@@ -164,10 +164,12 @@ else
 	# fentry site, where the carrier is while the move goes on
 	echo "$FMR" > $T/kprobe_events
 	echo 1 > $T/events/kpt/fmr/enable
-	carried bpf_modify_return_test
+	# a kernel with carriers carries the probe first
+	c=0
+	[ "$(cat $carriers 2> /dev/null)" = 1 ] && { carried bpf_modify_return_test || c=1; }
 	out=$(kpt_fmodret -0 $N)
 	diag "returning 0: $out"
-	[ "$out" = "runs $N skipped 0 ret 33" ] && [ "$(hits fmr)" = $N ]
+	[ $c = 0 ] && [ "$out" = "runs $N skipped 0 ret 33" ] && [ "$(hits fmr)" = $N ]
 	result "fmod_ret returning 0, probe first: the body ran, the kprobe saw each call" \
 		"once ($(hits fmr))" $?
 	echo 0 > $T/events/kpt/fmr/enable

@@ -4,7 +4,7 @@
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
 . /harness/ktap.sh
-plan 23
+plan 24
 
 echo > $T/trace
 echo > $T/kprobe_events
@@ -129,6 +129,16 @@ result "mid-instruction offset refused" $?
 result "blacklisted function refused" $?
 grep -q 'notify_die' $D/blacklist
 result "kprobes/blacklist lists notify_die" $?
+
+# a probe past the entry runs its instruction from a slot page, which
+# /proc/kallsyms names for profilers (the first boundary after the entry)
+for o in $(seq 9 40); do
+	echo "p:kpt/slot kernel_clone+$o" >> $T/kprobe_events 2> /dev/null && break
+done
+echo 1 > $T/events/kpt/slot/enable
+grep -Eq ' t kprobe_(opt)?insn_page[[:space:]]+\[__builtin__kprobes\]$' /proc/kallsyms
+result "/proc/kallsyms names the slot pages (kprobe_insn_page [__builtin__kprobes])" $?
+echo 0 > $T/events/kpt/slot/enable
 
 echo > $T/trace
 echo > $T/kprobe_events

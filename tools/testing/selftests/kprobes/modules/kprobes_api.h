@@ -29,6 +29,12 @@ static const bool upstream __maybe_unused;
 #else
 static const bool upstream __maybe_unused = true;
 #endif
+/*
+ * Kretprobe instances from spare pools beyond maxactive: ours, where it
+ * keeps its own instance pools (not where kretprobes return through
+ * rethook, whose node pool stays what 6.12 makes it: the classic arches)
+ */
+#define KPT_SPARES (!upstream && !IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK))
 
 /* ---- targets (kprobes_api_main.c) --------------------------------------- */
 
@@ -126,6 +132,7 @@ int t_register_by_addr(void);
 int t_register_by_symbol(void);
 int t_pre_handler_changes_ip(void);
 int t_reentry_ftrace_counts_nmissed(void);
+int t_fault_handler_where_served(void);
 #ifdef CONFIG_X86
 int t_symbol_offset_single_step(void);
 int t_step_post_context(void);

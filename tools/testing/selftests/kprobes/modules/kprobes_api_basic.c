@@ -283,11 +283,57 @@ int t_reentry_counts_nmissed(void)
  */
 int t_reentry_ftrace_counts_nmissed(void)
 {
-	/* through ftrace where the arch has kprobes on it (x86_64 here) */
+	/*
+	 * through ftrace where the arch has kprobes on it and a function's
+	 * address is its ftrace site (x86; powerpc's is the global entry,
+	 * before the ftrace call: a breakpoint there, on both kernels)
+	 */
 	return reentry_case((void *)kpt_target_entry,
-			    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE),
+			    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+			    IS_ENABLED(CONFIG_X86),
 			    reenter_entry_outer, 3 * 31 + 4,
 			    reenter_entry_nested, 5 * 31 + 6);
+}
+
+#ifdef KPROBES_ANEW
+static int fault_declined(struct kprobe *p, struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+#endif
+
+/*
+ * A kprobe with a fault_handler (the seed's; 6.12 has none): x86's
+ * backend calls it, so the probe registers and runs; a classic backend
+ * never would, so the probe is refused, with -EOPNOTSUPP, and nothing is
+ * left registered.
+ */
+int t_fault_handler_where_served(void)
+{
+#ifdef KPROBES_ANEW
+	struct kprobe kp;
+	int ret;
+
+	init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_target_entry;
+	kp.pre_handler = pre_record;
+	kp.fault_handler = fault_declined;
+	reset();
+	ret = register_kprobe(&kp);
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC)) {
+		KPT_EXPECT_EQ(ret, -EOPNOTSUPP);
+		KPT_EXPECT(!registered(&kp));
+		KPT_EXPECT_EQ(call_target(1, 2), 33);
+		KPT_EXPECT_EQ(h.pre, 0);
+	} else if (KPT_EXPECT_EQ(ret, 0)) {
+		KPT_EXPECT_EQ(call_target(1, 2), 33);
+		KPT_EXPECT_EQ(h.pre, 1);
+		unregister_kprobe(&kp);
+	}
+	return kpt_failed;
+#else
+	return KPT_SKIP_BECAUSE("upstream has no fault_handler");
+#endif
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */

@@ -377,9 +377,9 @@ int t_carrier_divert_during_move(void)
 	/*
 	 * The background move: hooked, then waiting for every task to
 	 * switch.  Once the site is moving, the mover stops switching (see
-	 * mover_busy_site) for a second: the move is still on when the user
-	 * comes, and when its registration returns, however short the wait
-	 * would otherwise be (a rude one: a work item on each CPU).
+	 * mover_busy_site) for up to five seconds: the move is still on when
+	 * the user comes, and when its registration returns, however short
+	 * the wait would otherwise be (a rude one: a work item on each CPU).
 	 */
 	WRITE_ONCE(mover_busy_site, s);
 	mover_hold(false);
@@ -387,7 +387,7 @@ int t_carrier_divert_during_move(void)
 	while (!READ_ONCE(s->carrier_moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
 	moving = READ_ONCE(s->carrier_moving);
-	WRITE_ONCE(mover_busy_until, jiffies + HZ);
+	WRITE_ONCE(mover_busy_until, jiffies + 5 * HZ);
 	WRITE_ONCE(mover_busy, true);
 	ret = register_ftrace_function(&twin_ops);
 	KPT_EXPECT(moving);

@@ -198,6 +198,7 @@ static const struct kpt_case cases[] = {
 	{ "pre_handler_changes_ip", t_pre_handler_changes_ip },
 	X86_CASE("reentry_counts_nmissed", t_reentry_counts_nmissed),
 	{ "reentry_ftrace_counts_nmissed", t_reentry_ftrace_counts_nmissed },
+	{ "fault_handler_where_served", t_fault_handler_where_served },
 	X86_CASE("site_probes_change", t_site_probes_change),
 	X86_CASE("disable_enable", t_disable_enable),
 	X86_CASE("aggregate_probes", t_aggregate_probes),
