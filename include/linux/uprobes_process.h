@@ -7,8 +7,10 @@
  * The original called its probe struct uprobe.  6.12's engine took that
  * name for its probe on an inode and offset, which uprobe_register()
  * returns to modules (LTTng, SystemTap), so the per-process probe is a
- * struct process_uprobe, and lives in this header: SystemTap takes a
- * register_uprobe() in <linux/uprobes.h> for the 3.5-era inode API.
+ * struct process_uprobe, and lives in this header, which also declares
+ * the engine's hooks for the layer: SystemTap takes a register_uprobe()
+ * in <linux/uprobes.h> for the 3.5-era inode API, and that header, which
+ * <linux/mm_types.h> brings into most of the kernel, stays as it was.
  */
 #ifndef _LINUX_UPROBES_PROCESS_H
 #define _LINUX_UPROBES_PROCESS_H
@@ -16,6 +18,8 @@
 #include <linux/errno.h>
 #include <linux/types.h>
 
+struct inode;
+struct mm_struct;
 struct pt_regs;
 struct uprobe_point;
 
@@ -50,6 +54,10 @@ struct process_uprobe {
 #ifdef CONFIG_UPROBES
 int register_uprobe(struct process_uprobe *u);
 void unregister_uprobe(struct process_uprobe *u);
+
+/* the inode engine's hooks for this layer (kernel/events/uprobes.c) */
+bool uprobe_inode_registered(struct inode *inode, loff_t offset);
+void uprobe_process_mm_exit(struct mm_struct *mm);
 #else
 static inline int register_uprobe(struct process_uprobe *u)
 {

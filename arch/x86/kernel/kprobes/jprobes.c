@@ -208,6 +208,13 @@ __used __visible void jprobe_return_prepare(void)
 NOKPROBE_SYMBOL(jprobe_return_prepare);
 
 /*
+ * jprobe_return() is jprobes_asm.S's, exported here: with MODVERSIONS
+ * its version is a CRC of the C prototype (<linux/kprobes.h>), which an
+ * export from assembly would not have.
+ */
+EXPORT_SYMBOL_GPL(jprobe_return);
+
+/*
  * The int3 of jprobe_return() was hit (regs: the trap's, at the end of
  * the handler): the function's registers back, and the hit goes on.
  */

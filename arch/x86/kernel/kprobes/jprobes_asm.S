@@ -11,7 +11,6 @@
  * .kprobes.text, so never probed.
  */
 #include <linux/linkage.h>
-#include <linux/export.h>
 #include <linux/objtool.h>
 #include <asm/asm.h>
 
@@ -26,5 +25,4 @@ SYM_INNER_LABEL(jprobe_return_break, SYM_L_GLOBAL)
 	pop	%_ASM_BP
 	RET
 SYM_FUNC_END(jprobe_return)
-EXPORT_SYMBOL_GPL(jprobe_return)
 	.popsection

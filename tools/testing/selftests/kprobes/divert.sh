@@ -161,7 +161,9 @@ else
 	echo > $T/trace
 
 	# a program that returns 0: its trampoline calls the body past the
-	# fentry site, where the carrier is while the move goes on
+	# fentry site, where the carrier is while the move goes on (once the
+	# last probe's hook stopped lingering: a probe would take it over)
+	sleep 1
 	echo "$FMR" > $T/kprobe_events
 	echo 1 > $T/events/kpt/fmr/enable
 	# a kernel with carriers carries the probe first

@@ -381,7 +381,8 @@ lp_settled() {
 		sleep 0.1
 		_i=$((_i + 1))
 	done
-	[ ! -e $LP ] || [ "$(cat $LP/transition 2> /dev/null)" = 0 ]
+	# freed while looked at (its folder gone mid-read): over too
+	[ ! -e $LP ] || [ "$(cat $LP/transition 2> /dev/null)" = 0 ] || [ ! -e $LP ]
 }
 # Livepatch retries a stalled transition every second, and after 15 tries
 # sends the tasks left a fake signal, which ends their read(2) and lets
