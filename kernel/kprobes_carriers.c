@@ -63,6 +63,7 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 
@@ -114,6 +115,27 @@ static bool kprobe_error_injectable(unsigned long ip)
 #endif
 }
 
+/*
+ * May a sleepable BPF program attach to the function at ip?  Its
+ * trampoline may then hold a carrier's copy, as the address to return
+ * to, across a sleep, which no wait of ours covers (tasks RCU counts a
+ * voluntary sleep as quiescent).  So such a function is never carried.
+ * 6.12 lets sleepable tracing programs attach to the error-injection
+ * list (kprobe_error_injectable()), the LSM hooks BPF provides
+ * (bpf_lsm_*) and the sleepable fmod_ret kfuncs: bpf_fentry_test1 in
+ * vmlinux; a module's own set (register_btf_fmodret_id_set()) is not
+ * known here.  Asked once, before a carrier is made.
+ */
+static bool kprobe_bpf_sleepable_target(unsigned long ip)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (!IS_ENABLED(CONFIG_BPF_SYSCALL) || lookup_symbol_name(ip, name))
+		return false;
+	return str_has_prefix(name, "bpf_lsm_") ||
+	       !strcmp(name, "bpf_fentry_test1");
+}
+
 /* may site s be carried (now, or go on being so)? */
 static bool site_carriable(struct kprobe_site *s)
 {
@@ -143,7 +165,7 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	int ret;
 
 	if (!site_carriable(s) || kprobe_linger_has(s->addr) ||
-	    kprobe_site_lookup(addr))
+	    kprobe_site_lookup(addr) || kprobe_bpf_sleepable_target(s->addr))
 		return -EBUSY;
 	/* no diverting ftrace user on its way in (paired), nor there */
 	atomic_inc(&kprobe_nr_carriers);
@@ -186,8 +208,6 @@ out:
  */
 static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
-	/* its freeing waits for trampolines (kprobe_free_sites_later()) */
-	s->carrier->carrier_diverted = s->carrier_diverted;
 	kprobe_site_retire(s->carrier, b);
 	s->carrier = NULL;
 	atomic_dec(&kprobe_nr_carriers);
@@ -349,8 +369,8 @@ static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (!s->carrier || !match(s, arg))
 			continue;
-		if (diverted)
-			s->carrier_diverted = true;	/* before the hook */
+		if (diverted)	/* before the hook; read by hits */
+			WRITE_ONCE(s->carrier_diverted, true);
 		/* not moving, or its hook was refused: (again) onto the hook */
 		if (!s->carrier_moving || !s->carrier_hooked)
 			kprobe_carrier_start_move(s, &b);

@@ -1004,10 +1004,10 @@ static int kretprobe_prepare(struct kretprobe *rp)
 	if (!on_entry)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(kretprobe_refused_syms); i++) {
-		unsigned long bad = kallsyms_lookup_name(kretprobe_refused_syms[i]);
 		bool e;
 
-		if (bad && arch_adjust_kprobe_addr(bad, 0, &e) == addr)
+		/* placed as a probe on the symbol would be */
+		if (kprobe_resolve(NULL, kretprobe_refused_syms[i], 0, &e) == addr)
 			return -EINVAL;
 	}
 	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)

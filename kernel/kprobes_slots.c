@@ -39,7 +39,6 @@
 #include <linux/perf_event.h>
 #include <linux/memory.h>
 #include <linux/rculist.h>
-#include <linux/rcupdate_trace.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
@@ -258,7 +257,6 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 struct kprobe_free_work {
 	struct rcu_work rwork;
 	struct list_head sites;
-	bool trampolined;	/* a sleeping trampoline may return into one */
 };
 
 static void kprobe_free_sites(struct list_head *sites)
@@ -301,29 +299,11 @@ void kprobe_sync_tasks(void)
 		synchronize_rcu();	/* no memory for the works: the best left */
 }
 
-/*
- * A carrier that a diverting ftrace user met (->carrier_diverted, copied
- * to the carrier when it went): a direct trampoline may hold the copy of
- * its instruction as the address it returns to, or calls the body at,
- * across a sleepable BPF program, which sleeps voluntarily under
- * rcu_read_lock_trace().  Wait for those too, as BPF waits before it
- * frees a trampoline; kprobe_sync_tasks() then covers the way from the
- * program's end to the copy.
- */
-static void kprobe_free_sleepers(bool trampolined)
-{
-#ifdef CONFIG_TASKS_TRACE_RCU
-	if (trampolined)
-		synchronize_rcu_tasks_trace();
-#endif
-}
-
 static void kprobe_free_sites_fn(struct work_struct *work)
 {
 	struct kprobe_free_work *fw =
 		container_of(to_rcu_work(work), struct kprobe_free_work, rwork);
 
-	kprobe_free_sleepers(fw->trampolined);
 	kprobe_sync_tasks();
 	kprobe_free_sites(&fw->sites);
 	kfree(fw);
@@ -337,21 +317,15 @@ static void kprobe_free_sites_fn(struct work_struct *work)
 void kprobe_free_sites_later(struct list_head *sites)
 {
 	struct kprobe_free_work *fw = kmalloc(sizeof(*fw), GFP_KERNEL);
-	bool trampolined = false;
-	struct kprobe_site *s;
 
-	list_for_each_entry(s, sites, free_list)
-		trampolined |= s->carrier_diverted;
 	if (!fw) {
 		synchronize_rcu();
-		kprobe_free_sleepers(trampolined);
 		kprobe_sync_tasks();
 		kprobe_free_sites(sites);
 		return;
 	}
 	INIT_LIST_HEAD(&fw->sites);
 	list_splice_init(sites, &fw->sites);
-	fw->trampolined = trampolined;
 	INIT_RCU_WORK(&fw->rwork, kprobe_free_sites_fn);
 	queue_rcu_work(system_unbound_wq, &fw->rwork);
 }

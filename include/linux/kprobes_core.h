@@ -89,7 +89,9 @@ struct kprobe_site {
 	 * carrier_diverted: a diverting ftrace user came while it was
 	 * carried, so a trampoline may call into its carrier (one that is
 	 * going, too) after the hook ran its probes; sticky, and it keeps
-	 * the site off the fast paths (kprobe_carrier_called()).
+	 * the site off the fast paths (kprobe_carrier_called()).  No
+	 * sleepable BPF program can be on such a function
+	 * (kprobe_bpf_sleepable_target()), so none sleeps holding a copy.
 	 */
 	struct kprobe_site *carrier;
 	struct kprobe_site *carried;

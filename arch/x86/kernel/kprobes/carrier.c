@@ -363,8 +363,8 @@ NOKPROBE_SYMBOL(kprobe_carrier_called);
  * fentry nop (which is the carrier's address), before the carrier's
  * instruction is carried out.  regs->ip is left as it was.
  */
-notrace void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
-			 struct pt_regs *regs)
+notrace void kprobe_carried_post(struct kprobe_site *s,
+				 struct kprobe_frame *f, struct pt_regs *regs)
 {
 	unsigned long ip = regs->ip;
 

@@ -135,10 +135,11 @@ result "kprobes/blacklist lists notify_die" $?
 for o in $(seq 9 40); do
 	echo "p:kpt/slot kernel_clone+$o" >> $T/kprobe_events 2> /dev/null && break
 done
-echo 1 > $T/events/kpt/slot/enable
-grep -Eq ' t kprobe_(opt)?insn_page[[:space:]]+\[__builtin__kprobes\]$' /proc/kallsyms
+grep -q '^p:kpt/slot ' $T/kprobe_events && echo 1 > $T/events/kpt/slot/enable &&
+	grep -Eq ' t kprobe_(opt)?insn_page[[:space:]]+\[__builtin__kprobes\]$' /proc/kallsyms
 result "/proc/kallsyms names the slot pages (kprobe_insn_page [__builtin__kprobes])" $?
 echo 0 > $T/events/kpt/slot/enable
+echo '-:kpt/slot' >> $T/kprobe_events
 
 echo > $T/trace
 echo > $T/kprobe_events

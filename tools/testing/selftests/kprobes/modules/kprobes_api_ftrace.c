@@ -366,7 +366,7 @@ int t_ftrace_divert(void)
 			 * with the carrier there)
 			 */
 			for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
-				msleep(10);
+				usleep_range(10000, 20000);
 			KPT_EXPECT_EQ(*next, orig);
 			KPT_EXPECT_EQ(divert_off(kind, order, fentry), 0);
 			reset();
