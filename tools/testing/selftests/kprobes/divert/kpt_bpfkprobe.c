@@ -24,18 +24,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static int bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-static int fail(const char *what)
-{
-	printf("%s failed: %d (%s)\n", what, -errno, strerror(errno));
-	return 1;
-}
+#include "kpt_bpf.h"
 
 /* the kprobe PMU's type, from sysfs; -1 if it has none */
 static int kprobe_pmu_type(void)

@@ -30,18 +30,7 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static int bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
-static int fail(const char *what)
-{
-	printf("%s failed: %d (%s)\n", what, -errno, strerror(errno));
-	return 1;
-}
+#include "kpt_bpf.h"
 
 /*
  * the bytes that follow a struct btf_type of this kind, vlen entries;

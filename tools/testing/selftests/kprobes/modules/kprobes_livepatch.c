@@ -111,6 +111,23 @@ static bool wait_patched(bool want)
 static bool lp_on;
 static struct kprobe kp;
 
+/* N calls with the patch in: each ran the replacement and hit the probe */
+static void expect_patched_calls(void)
+{
+	hits = 0;
+	patched = 0;
+	KPT_EXPECT_EQ(calls(N), N);
+	KPT_EXPECT_EQ(patched, N);
+	KPT_EXPECT_EQ(hits, N);
+}
+
+/* the probe leaves, having missed nothing */
+static void unregister_kp(void)
+{
+	unregister_kprobe(&kp);
+	KPT_EXPECT_EQ(kp.nmissed, 0);
+}
+
 static void init_kp(void)
 {
 	memset(&kp, 0, sizeof(kp));
@@ -134,15 +151,9 @@ static int t_probe_first(void)
 	ret = klp_enable_patch(&lp_patch);
 	KPT_EXPECT_EQ(ret, 0);
 	lp_on = !ret;
-	if (lp_on && KPT_EXPECT(wait_patched(true))) {
-		hits = 0;
-		patched = 0;
-		KPT_EXPECT_EQ(calls(N), N);
-		KPT_EXPECT_EQ(patched, N);
-		KPT_EXPECT_EQ(hits, N);
-	}
-	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
+	if (lp_on && KPT_EXPECT(wait_patched(true)))
+		expect_patched_calls();
+	unregister_kp();
 	return kpt_failed;
 }
 
@@ -154,13 +165,8 @@ static int t_probe_second(void)
 	init_kp();
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 		return 1;
-	hits = 0;
-	patched = 0;
-	KPT_EXPECT_EQ(calls(N), N);
-	KPT_EXPECT_EQ(patched, N);
-	KPT_EXPECT_EQ(hits, N);
-	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
+	expect_patched_calls();
+	unregister_kp();
 	return kpt_failed;
 }
 
