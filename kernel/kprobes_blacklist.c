@@ -18,7 +18,7 @@
  */
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/kallsyms.h>
 #include <linux/extable.h>
 #include <linux/module.h>
@@ -213,16 +213,6 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 
 /* ---- safety checks --------------------------------------------------------- */
 
-/* x86's alternatives (lock prefixes included) rewrite text at boot and hotplug */
-static bool kprobe_alternatives_reserved(unsigned long start, unsigned long end)
-{
-#ifdef CONFIG_X86
-	return alternatives_text_reserved((void *)start, (void *)end);
-#else
-	return false;
-#endif
-}
-
 /**
  * kprobe_check_ftrace() - does ftrace own the bytes at addr?
  * @addr: the probe address
@@ -269,7 +259,7 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
  * @start: first byte
  * @end: last byte
  *
- * Jump labels, static calls, alternatives (lock prefixes included) and
+ * Jump labels, static calls, the arch's own patching (x86: alternatives) and
  * ftrace, taken with their own locks as kprobe_check_text() does.
  *
  * Return: non-zero if one of them does.
@@ -282,7 +272,7 @@ int kprobe_text_reserved(unsigned long start, unsigned long end)
 	jump_label_lock();
 	mutex_lock(&text_mutex);
 	ret = kprobe_patched_text(start, end) ||
-	      kprobe_alternatives_reserved(start, end + 1) ||
+	      arch_kprobe_text_patched(start, end + 1) ||
 	      ftrace_text_reserved((void *)start, (void *)end);
 	mutex_unlock(&text_mutex);
 	jump_label_unlock();
@@ -311,7 +301,7 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	/*
 	 * The patchers' own locks, in their order (jump_label_mutex, then
 	 * text_mutex), so none of them is mid-way through adding sites
-	 * while we look; alternatives_text_reserved() asserts text_mutex.
+	 * while we look; the arch's own check may assert text_mutex.
 	 */
 	jump_label_lock();
 	mutex_lock(&text_mutex);
@@ -323,13 +313,12 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 		goto out;
 	}
 	/*
-	 * Jump labels and static calls take an inclusive range;
-	 * alternatives_text_reserved() an exclusive end, so (addr, addr)
-	 * would never match there: ask about the byte at addr, where a
-	 * LOCK_PREFIX sits.
+	 * Jump labels and static calls take an inclusive range; the arch's
+	 * check an exclusive end, so (addr, addr) would never match there:
+	 * ask about the byte at addr (where x86 has its LOCK_PREFIX).
 	 */
 	if (kprobe_patched_text(addr, addr) ||
-	    kprobe_alternatives_reserved(addr, addr + 1)) {
+	    arch_kprobe_text_patched(addr, addr + 1)) {
 		ret = -EBUSY;
 		goto out;
 	}

@@ -1,63 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes: carriers, fentry sites armed past the fentry call.
- *
- * Carriers.  Hooking one fentry site on ftrace is one filter update, and
- * ftrace walks every record it has for each (see kprobes_ftrace.c):
- * what a tool attaching entry probes one by one pays per probe, 4.7 M
- * instructions.  But the fentry nop changes no register, so the
- * instruction right after it sees the registers a hook at the entry
- * would: an int3 there (a "carrier", an ordinary int3 site whose
- * ->carried is the fentry site) costs one text poke and stands for the
- * hook, as long as every call of the function, and nothing else, reaches
- * that instruction (arch_prepare_carrier() checks the function's code).
- * Its hits run the fentry site's probes with the registers, ip included,
- * that the hook shows them.  The optimizer makes it a jump as any int3
- * site (the detour runs the fentry site's probes too: cheaper than the
- * hook); a carrier it cannot make a jump is moved onto the hook in the
- * background, with the others (kprobe_carrier_slow()): one update for
- * all, none in the registration's path.
- *
- * Used when a batch hooks few fentry sites (KPROBE_CARRY_MAX): a bigger
- * one shares one ftrace update anyway.  Never on a function whose calls
- * may not reach the carrier: one an ftrace user diverts (an IPMODIFY ops
- * such as livepatch's, a direct trampoline such as BPF's, which may skip
- * the body or call it from elsewhere), nor one on the error-injection
- * list, whose calls an fprobe may return from at the entry.  ftrace tells
- * kprobe_ftrace_divert() before such a user takes a function: its
- * carrier's site is hooked first, so the hook's callback, which ftrace
- * runs with the others on every call, sees each call as any probe on
- * the hook does; the rest of the move happens in the background, the
- * user waiting for none of it.  Nor for a jprobe, whose hit returns to
- * the entry.
- *
- * A move onto the hook sees each call exactly once: hooked with
- * ->carrier_moving set, the callback runs the probes and sends the call
- * past the carrier (kprobe_carrier_resume()); a call that passed the nop
- * before the hook still meets the carrier, which runs them.  Once every
- * task has passed a voluntary switch after the hook went in (none is
- * then between the nop and the carrier having passed the nop unhooked),
- * the carrier goes, then the redirection (kprobe_carriers_finish()).
- * That wait is never taken under kprobe_mutex (kprobe_carriers_settle()):
- * on a PREEMPT kernel a busy task may hold it off for long.  A diverting
- * user may come while a site moves (kprobe_ftrace_divert() says how each
- * call is still seen once).
- *
- * What lives here: making and dropping carriers as batches arm fentry
- * sites (kprobe_carriers_sync(), from kprobe_batch_ftrace()), moves onto
- * the hook (forced, in the background by the mover, or for a diverting
- * ftrace user: kprobe_ftrace_divert()), and debug.kprobes-carriers.  The
- * arch decides whether a function may be carried (arch_prepare_carrier())
- * and runs a carrier's hits (its hit stub).
- *
- * Locking: kprobe_mutex for every change; the waits for tasks
- * (kprobe_carriers_settle()) run without it.  Built with
- * CONFIG_KPROBE_CARRIERS: a carrier's hit goes through the optimizer's
- * trampoline.
+ * Kprobes' carriers: an fentry site armed by an int3 on the instruction
+ * after its fentry call rather than by an ftrace update.  Making and
+ * dropping carriers as batches arm fentry sites, moving a site onto its
+ * hook (when a probe needs it there, in the background, or before a
+ * diverting ftrace user comes), and debug.kprobes-carriers.  Every change
+ * is made under kprobe_mutex; the waits for tasks run without it.  The
+ * arch decides whether a function may be carried and runs a carrier's
+ * hits (CONFIG_KPROBE_CARRIERS: x86_64, with the jump optimizer).
  */
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ftrace.h>
 #include <linux/error-injection.h>
 #include <linux/kallsyms.h>
@@ -139,8 +93,8 @@ static bool kprobe_bpf_sleepable_target(unsigned long ip)
 /* may site s be carried (now, or go on being so)? */
 static bool site_carriable(struct kprobe_site *s)
 {
-	return READ_ONCE(kprobes_carriers) && !s->has_jprobe &&
-	       !s->carrier_moving && !kprobe_error_injectable(s->addr);
+	return READ_ONCE(kprobes_carriers) && !kprobe_site_has_jprobe(s) &&
+	       !s->carry.moving && !kprobe_error_injectable(s->addr);
 }
 
 /**
@@ -152,12 +106,38 @@ static bool site_carriable(struct kprobe_site *s)
  */
 void kprobe_carrier_slow(struct kprobe_site *c)
 {
-	lockdep_assert_held(&kprobe_mutex);
-	c->carried->carrier_slow = true;
+	kprobe_assert_locked();
+	c->carry.carried->carry.slow = true;
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
-/* arm fentry site s by a carrier rather than by its hook: 0 if done */
+/*
+ * Arm fentry site s by a carrier rather than by its hook: 0 if done.
+ *
+ * Hooking one fentry site on ftrace is one filter update, in which ftrace
+ * walks every record it has (kprobe_batch_ftrace()): what a tool
+ * attaching entry probes one by one pays per probe, 4.7 M instructions.
+ * But the fentry nop changes no register, so the instruction right after
+ * it sees the registers a hook at the entry would: an int3 there (a
+ * carrier, an ordinary int3 site whose ->carry.carried is s) costs one
+ * text poke and stands for the hook, as long as every call of the
+ * function, and nothing else, reaches that instruction
+ * (arch_prepare_carrier() checks the function's code).  Its hits run s's
+ * probes with the registers, ip included, that the hook shows them.  The
+ * optimizer makes it a jump as any int3 site (the detour runs s's probes
+ * too: cheaper than the hook); a carrier it cannot make a jump is moved
+ * onto the hook in the background, with the others
+ * (kprobe_carrier_slow()): one update for all, none in the registration's
+ * path.
+ *
+ * Never on a function whose calls may not all reach the carrier: one an
+ * ftrace user diverts (an IPMODIFY ops such as livepatch's, a direct
+ * trampoline such as BPF's, which may skip the body or call it from
+ * elsewhere; see kprobe_ftrace_divert()), one on the error-injection
+ * list, whose calls an fprobe may return from at the entry, or one a
+ * sleepable BPF program may attach to; nor for a jprobe, whose hit
+ * returns to the entry (site_carriable()).
+ */
 static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	unsigned long addr = s->addr + MCOUNT_INSN_SIZE;
@@ -178,15 +158,15 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	c = kprobe_site_create(addr, false, false, &ret);
 	if (!c)
 		goto out;
-	c->carried = s;		/* its hit stub names s */
+	c->carry.carried = s;		/* its hit stub names s */
 	ret = arch_prepare_carrier(c);
 	if (ret) {
 		arch_release_site(c);
 		kfree(c);
 		goto out;
 	}
-	s->carrier = c;
-	s->carrier_slow = false;
+	s->carry.carrier = c;
+	s->carry.slow = false;
 	list_add_tail(&c->all, &kprobe_sites);
 	hlist_add_head_rcu(&c->hash, kprobe_bucket(addr));
 	arch_arm_site(c);
@@ -194,7 +174,7 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	b->poked = true;
 	kprobe_opt_sync(c);
 	/* not queued for a jump (none configured, or not allowed now) */
-	if (c->opt_state == KPROBE_OPT_NONE)
+	if (kprobe_site_opt_none(c))
 		kprobe_carrier_slow(c);
 	return 0;
 out:
@@ -204,12 +184,12 @@ out:
 
 /*
  * s's carrier goes (disarmed, freed after the batch's grace period, so a
- * hook callback that read ->carrier_moving may still use it).
+ * hook callback that read ->carry.moving may still use it).
  */
 static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 {
-	kprobe_site_retire(s->carrier, b);
-	s->carrier = NULL;
+	kprobe_site_retire(s->carry.carrier, b);
+	s->carry.carrier = NULL;
 	atomic_dec(&kprobe_nr_carriers);
 }
 
@@ -221,29 +201,41 @@ static void kprobe_uncarry(struct kprobe_site *s, struct kprobe_batch *b)
 static void kprobe_carrier_start_move(struct kprobe_site *s,
 				      struct kprobe_batch *b)
 {
-	/* the callback's general path redirects */
-	WRITE_ONCE(s->solo, NULL);
-	WRITE_ONCE(s->pre_only, false);
-	s->carrier_hooked = 0;
-	WRITE_ONCE(s->carrier_moving, s->carrier);
-	if (list_empty(&s->ftrace_node))
-		list_add_tail(&s->ftrace_node, &b->ftrace);
+	s->carry.hooked = 0;
+	WRITE_ONCE(s->carry.moving, s->carry.carrier);
+	/* no shortcut while moving: the callback's general path redirects */
+	kprobe_site_fast_sync(s);
+	kprobe_ftrace_queue(s, b);
 }
 
 /* a batch hooked moving sites: the mover settles them, at the latest */
 void kprobe_carriers_kick(void)
 {
+	kprobe_assert_locked();
 	schedule_delayed_work(&kprobe_mover_work, KPROBE_MOVE_DELAY);
 }
 
 /* a move is over: no redirection, and the fast path may take s again */
 static void kprobe_carrier_moved(struct kprobe_site *s)
 {
-	bool want = kprobe_site_wants_armed(s);
+	WRITE_ONCE(s->carry.moving, NULL);
+	kprobe_site_fast_sync(s);
+}
 
-	WRITE_ONCE(s->carrier_moving, NULL);
-	WRITE_ONCE(s->solo, kprobe_site_solo(s, want));
-	WRITE_ONCE(s->pre_only, kprobe_site_pre_only(s, want));
+/**
+ * kprobe_carrier_hooked() - the ftrace update hooked a moving site
+ * @s: an ftrace site, armed on its hook now
+ * @seq: the number of that update (kprobe_hook_seq + 1)
+ *
+ * Return: true if @s was moving off its carrier and is counted now.
+ */
+bool kprobe_carrier_hooked(struct kprobe_site *s, unsigned long seq)
+{
+	kprobe_assert_locked();
+	if (!s->carry.moving || s->carry.hooked)
+		return false;
+	s->carry.hooked = seq;
+	return true;
 }
 
 /*
@@ -255,45 +247,48 @@ void kprobe_carriers_refused(void)
 {
 	struct kprobe_site *s;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier_moving && s->carrier && !s->carrier_hooked)
+		if (s->carry.moving && s->carry.carrier && !s->carry.hooked)
 			kprobe_carrier_moved(s);
 	}
 }
 
 /*
- * Before a batch's ftrace update: carry what it arms if it arms few,
- * drop the carriers of sites no longer armed, and keep on the list those
- * that move onto the hook (and those hooked already, to be unhooked).
+ * Before a batch's ftrace update (kprobe_batch_ftrace()): carry what it
+ * arms if it arms few (KPROBE_CARRY_MAX: a bigger batch shares one ftrace
+ * update anyway), drop the carriers of sites no longer armed, and keep on
+ * the list those that move onto the hook (and those hooked already, to be
+ * unhooked).
  */
 void kprobe_carriers_sync(struct kprobe_batch *b)
 {
 	struct kprobe_site *s, *t;
 	int nadd = 0;
 
-	list_for_each_entry(s, &b->ftrace, ftrace_node) {
-		if (!s->carrier && !(s->flags & KPROBE_SITE_ARMED) &&
+	kprobe_assert_locked();
+	kprobe_batch_for_each_ftrace(s, b) {
+		if (!s->carry.carrier && !(s->flags & KPROBE_SITE_ARMED) &&
 		    kprobe_site_wants_armed(s))
 			nadd++;
 	}
-	list_for_each_entry_safe(s, t, &b->ftrace, ftrace_node) {
-		if (s->carrier) {
+	kprobe_batch_for_each_ftrace_safe(s, t, b) {
+		if (s->carry.carrier) {
 			if (!kprobe_site_wants_armed(s)) {
-				WRITE_ONCE(s->carrier_moving, NULL);
+				WRITE_ONCE(s->carry.moving, NULL);
 				kprobe_uncarry(s, b);
 				if (s->flags & KPROBE_SITE_ARMED)
 					continue;	/* hooked mid-move too */
 			} else if (!site_carriable(s)) {
-				if (!s->carrier_moving)
+				if (!s->carry.moving)
 					kprobe_carrier_start_move(s, b);
 				continue;
 			}
-			list_del_init(&s->ftrace_node);
+			kprobe_ftrace_dequeue(s);
 		} else if (nadd <= KPROBE_CARRY_MAX &&
 			   !(s->flags & KPROBE_SITE_ARMED) &&
 			   kprobe_site_wants_armed(s) && !kprobe_carry(s, b)) {
-			list_del_init(&s->ftrace_node);
+			kprobe_ftrace_dequeue(s);
 		}
 	}
 }
@@ -309,10 +304,10 @@ static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 {
 	struct kprobe_site *s;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier_moving || !(s->flags & KPROBE_SITE_ARMED) ||
-		    !s->carrier_hooked || s->carrier_hooked > seen)
+		if (!s->carry.moving || !(s->flags & KPROBE_SITE_ARMED) ||
+		    !s->carry.hooked || s->carry.hooked > seen)
 			continue;
 		kprobe_uncarry(s, b);
 	}
@@ -321,7 +316,7 @@ static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 		b->poked = false;
 	}
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier_moving || (s->carrier && s->carrier_hooked))
+		if (!s->carry.moving || (s->carry.carrier && s->carry.hooked))
 			continue;
 		/* carrier gone, or the hook refused: no redirection */
 		kprobe_carrier_moved(s);
@@ -329,8 +324,8 @@ static void kprobe_carriers_finish(struct kprobe_batch *b, unsigned long seen)
 }
 
 /*
- * Wait for the moves hooked so far, then finish them.  Not under
- * kprobe_mutex: the wait may last as long as a busy task takes to switch.
+ * Wait for the moves hooked so far, then finish them: steps 2 and 3 of
+ * kprobe_carriers_move().
  */
 static void kprobe_carriers_settle(void)
 {
@@ -354,7 +349,7 @@ static void kprobe_carriers_settle(void)
  * carriers still there, and the mover finishes the moves in the
  * background (kprobe_carriers_kick()).  @diverted: for a diverting
  * ftrace user, whose trampoline may call into the carriers from now on
- * (->carrier_diverted).  Called without kprobe_mutex.  Returns how many
+ * (->carry.diverted).  Called without kprobe_mutex.  Returns how many
  * carried sites match() picked.
  */
 static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
@@ -367,12 +362,12 @@ static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (!s->carrier || !match(s, arg))
+		if (!s->carry.carrier || !match(s, arg))
 			continue;
 		if (diverted)	/* before the hook; read by hits */
-			WRITE_ONCE(s->carrier_diverted, true);
+			WRITE_ONCE(s->carry.diverted, true);
 		/* not moving, or its hook was refused: (again) onto the hook */
-		if (!s->carrier_moving || !s->carrier_hooked)
+		if (!s->carry.moving || !s->carry.hooked)
 			kprobe_carrier_start_move(s, &b);
 		n++;
 	}
@@ -387,7 +382,25 @@ static int kprobe_carriers_hook(bool (*match)(struct kprobe_site *, void *),
  * Move the carried fentry sites match() picks onto their hooks, and
  * return once their carriers are gone.  Called without kprobe_mutex.
  * Returns 0, or -EBUSY if one of them could not be hooked (it stays
- * carried).
+ * carried).  A move sees each call of the function exactly once:
+ *
+ *  1. Under kprobe_mutex, each site is hooked with ->carry.moving set
+ *     (kprobe_carriers_hook()): the callback runs its probes and sends
+ *     the call past the carrier (kprobe_carrier_resume()); a call that
+ *     passed the nop before the hook went in still meets the carrier,
+ *     which runs them.  A hook ftrace refuses leaves its site carried
+ *     (kprobe_carriers_refused()).
+ *  2. Without kprobe_mutex, wait until every task has passed a voluntary
+ *     switch since the hooks went in (kprobe_carriers_settle()): none is
+ *     then between the nop and the carrier having passed the nop
+ *     unhooked.  On a PREEMPT kernel a busy task may hold this off for
+ *     long.
+ *  3. Under kprobe_mutex, the carriers go, then, once every CPU sees the
+ *     original bytes back, the redirection (kprobe_carriers_finish()).
+ *
+ * The background mover (kprobe_carrier_mover()) runs the same steps; a
+ * diverting ftrace user that comes meanwhile is handled as
+ * kprobe_ftrace_divert() says.
  */
 static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 				void *arg)
@@ -400,7 +413,7 @@ static int kprobe_carriers_move(bool (*match)(struct kprobe_site *, void *),
 	kprobe_carriers_settle();
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier && match(s, arg)) {
+		if (s->carry.carrier && match(s, arg)) {
 			ret = -EBUSY;
 			break;
 		}
@@ -436,12 +449,12 @@ static void kprobe_carrier_mover(struct work_struct *unused)
 	kprobe_batch_init(&b);
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier_moving)
+		if (s->carry.moving)
 			n++;	/* hooked by a batch: settled here too */
-		if (!s->carrier || s->carrier_moving ||
-		    (!s->carrier_slow && READ_ONCE(kprobes_carriers)))
+		if (!s->carry.carrier || s->carry.moving ||
+		    (!s->carry.slow && READ_ONCE(kprobes_carriers)))
 			continue;
-		s->carrier_slow = false;
+		s->carry.slow = false;
 		kprobe_carrier_start_move(s, &b);
 		n++;
 	}
@@ -495,7 +508,7 @@ static bool kprobe_divert_covers(struct kprobe_site *s, void *arg)
  * 2. @ops comes in.  A call it diverts has had its probes in the hook; a
  *    direct trampoline that calls the body at the carrier's address is
  *    told apart there (kprobe_carrier_called(), for good: the site is
- *    ->carrier_diverted, as a call may still be on its way into a
+ *    ->carry.diverted, as a call may still be on its way into a
  *    carrier that has gone) and runs none again.  A call that passed the
  *    fentry nop before step 1 meets the carrier, which runs them: every
  *    call, once.
@@ -518,7 +531,7 @@ void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 	struct kprobe_site *s;
 
 	/* kprobes' own ops, changed under kprobe_mutex: nothing to move */
-	if (kprobe_ftrace_ops_ours(ops))
+	if (arch_ftrace_ops_ours(ops))
 		return;
 	atomic_inc(&kprobe_diverting);
 	smp_mb__after_atomic();		/* paired with kprobe_carry() */
@@ -528,7 +541,7 @@ void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
 		return;
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
-		if (s->carrier && !s->carrier_moving &&
+		if (s->carry.carrier && !s->carry.moving &&
 		    kprobe_divert_covers(s, &d))
 			pr_warn_ratelimited("the entry probe on %ps stays on its carrier: calls a diverting ftrace user sends elsewhere are not seen\n",
 					    (void *)s->addr);
@@ -544,7 +557,7 @@ void kprobe_ftrace_divert(struct ftrace_ops *ops, unsigned long *ips,
  */
 void kprobe_ftrace_divert_end(struct ftrace_ops *ops)
 {
-	if (kprobe_ftrace_ops_ours(ops))
+	if (arch_ftrace_ops_ours(ops))
 		return;
 	WARN_ON_ONCE(atomic_dec_return(&kprobe_diverting) < 0);
 }

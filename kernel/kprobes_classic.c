@@ -1,62 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes: the classic backend interface.
- *
- * x86's backend is written for the core's probe sites
- * (<linux/kprobes_core.h>).  The twelve other arches that have kprobes
+ * Kprobes' classic backend interface: the twelve arches other than x86
  * (arc, arm, arm64, csky, loongarch, mips, parisc, powerpc, riscv, s390,
- * sh, sparc) keep their existing backends unchanged; this file serves
- * the interface those backends were written against, on top of the sites:
- *
- *  - Each site holds one struct kprobe for its backend (kprobe_site.kp),
- *    the probe that backend prepares (arch_prepare_kprobe()), arms and
- *    disarms (arch_arm_kprobe()/arch_disarm_kprobe(), under cpus_read_lock
- *    and text_mutex, as they always were: several backends call
- *    stop_machine_cpuslocked() or assert text_mutex) and removes
- *    (arch_remove_kprobe(), a grace period after it was disarmed).  The
- *    backend owns its opcode and ainsn; the registered probes are never
- *    handed to it.  get_kprobe(addr) returns it.
- *  - Its handlers run the site's probes: the pre_handlers in registration
- *    order until one returns non-zero (it moved the PC, the backend then
- *    skips the single-step), then after the single-step the
- *    post_handlers.  current_kprobe names the probe whose handler runs,
- *    so bpf sees the probe it is attached to, and goes back to the site's
- *    probe afterwards, which the backend's state machine expects.  A miss
- *    the backend counts on it (kprobes_inc_nmissed_count()) is charged to
- *    every enabled probe of the site.
- *  - The backend defines current_kprobe and kprobe_ctlblk; the core only
- *    sets current_kprobe and kcb->kprobe_status around handlers it runs
- *    itself (kprobe_busy_begin(), the kretprobe trampoline).
- *  - Kretprobes: arches with arch_prepare_kretprobe() return through
- *    their __kretprobe_trampoline into the core's instance pools
- *    (kernel/kprobes.c); the arches that moved to rethook (loongarch,
- *    powerpc, riscv, s390) return through rethook, whose node pool is
- *    then the kretprobe's instance pool (below).
- *  - Kprobes on ftrace (csky, loongarch, parisc, powerpc, s390): the
- *    backend's kprobe_ftrace_handler() is the callback of two ftrace_ops,
- *    as in 6.12: the IPMODIFY one for sites with a post_handler, the plain
- *    one for the others.  A site stays on the ops it was hooked on
- *    (kprobe_site_ipmodify()), as the backend's handler runs the site's
- *    probes once per call and cannot tell two callbacks of one call apart.
- *  - Five backends (arc, mips, s390, sh, sparc) take their traps through
- *    the die chain: kprobe_exceptions_notify() is registered first in it.
- *
- * Not served: jprobes (register_jprobe() returns -EOPNOTSUPP), fault
- * handlers (the backends never call them: register_kprobe() of one
- * returns -EOPNOTSUPP) and jump optimization (arm's
- * and powerpc's optimizers are written for struct optimized_kprobe;
- * OPTPROBES depends on HAVE_KPROBE_SITES): their probes stay breakpoints.
- *
- * Locking: as the core's (kernel/kprobes.c).  The site hooks run under
- * kprobe_mutex; the backend's hit path calls get_kprobe() and the site's
- * handlers with preemption disabled, which is what keeps a site and its
- * probes alive (arch_kprobe_poke_sync() waits a grace period for it).
+ * sh, sparc) keep their kprobes backends unchanged, and this file serves
+ * the interface those were written against on top of the core's probe
+ * sites.  Not served: jprobes and fault handlers (registering one returns
+ * -EOPNOTSUPP), and jump optimization (arm's and powerpc's optimizers are
+ * written for struct optimized_kprobe): their probes stay breakpoints.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
 #include <linux/cpu.h>
 #include <linux/memory.h>
 #include <linux/ftrace.h>
@@ -66,6 +21,8 @@
 
 #include <asm/sections.h>
 
+#include "kprobes_internal.h"
+
 /* ---- the site's probe, as the backend sees it ----------------------------- */
 
 static nokprobe_inline struct kprobe_site *classic_site(struct kprobe *hkp)
@@ -73,7 +30,17 @@ static nokprobe_inline struct kprobe_site *classic_site(struct kprobe *hkp)
 	return container_of(hkp, struct kprobe_site, kp);
 }
 
-/* the backend's pre_handler call: the site's probes, in order */
+/*
+ * The backend's pre_handler call: the site's pre_handlers, in
+ * registration order, until one returns non-zero (it moved the PC; the
+ * backend then skips the single-step).  classic_site_post() runs the
+ * post_handlers after the single-step.  current_kprobe names the probe
+ * whose handler runs, so bpf sees the probe it is attached to, and goes
+ * back to the site's probe afterwards, which the backend's state machine
+ * expects.  A miss the backend counts on the site's probe
+ * (kprobes_inc_nmissed_count()) is charged to every enabled probe of the
+ * site.
+ */
 static int classic_site_pre(struct kprobe *hkp, struct pt_regs *regs)
 {
 	struct kprobe_site *s = classic_site(hkp);
@@ -139,11 +106,34 @@ int arch_check_insn_boundary(unsigned long addr)
 	return 0;
 }
 
+kprobe_opcode_t arch_site_opcode(struct kprobe_site *s)
+{
+	return s->kp.opcode;
+}
+
+/* what an arch's backend refuses to probe, it says in arch_prepare_kprobe() */
+bool arch_kprobe_text_patched(unsigned long start, unsigned long end)
+{
+	return false;
+}
+
+/*
+ * Each site holds one struct kprobe for its backend (kprobe_site.kp): the
+ * probe that backend prepares here (arch_prepare_kprobe()), arms and
+ * disarms (arch_arm_kprobe(), arch_disarm_kprobe()) and removes
+ * (arch_remove_kprobe(), a grace period after it was disarmed), whose
+ * handlers run the site's probes.  The backend owns its opcode and ainsn;
+ * the registered probes are never handed to it.  The hooks run under
+ * kprobe_mutex, and call the backend under cpus_read_lock() and
+ * text_mutex, as it always was: several backends call
+ * stop_machine_cpuslocked() or assert text_mutex.
+ */
 int arch_prepare_site(struct kprobe_site *s)
 {
 	struct kprobe *hkp = &s->kp;
 	int ret;
 
+	kprobe_assert_locked();
 	hkp->addr = (kprobe_opcode_t *)s->addr;
 	hkp->site = s;
 	hkp->pre_handler = classic_site_pre;
@@ -175,6 +165,7 @@ void arch_release_site(struct kprobe_site *s)
 
 void arch_arm_site(struct kprobe_site *s)
 {
+	kprobe_assert_locked();
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	arch_arm_kprobe(&s->kp);
@@ -184,6 +175,7 @@ void arch_arm_site(struct kprobe_site *s)
 
 void arch_disarm_site(struct kprobe_site *s)
 {
+	kprobe_assert_locked();
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
 	arch_disarm_kprobe(&s->kp);
@@ -229,7 +221,10 @@ int __weak arch_populate_kprobe_blacklist(void)
 	return 0;
 }
 
-/* the five arches that trap through the die chain override it */
+/*
+ * The five arches that take their traps through the die chain (arc, mips,
+ * s390, sh, sparc) override it.
+ */
 int __weak kprobe_exceptions_notify(struct notifier_block *self,
 				    unsigned long val, void *data)
 {
@@ -263,10 +258,12 @@ int __init kprobes_classic_init(void)
 bool kprobe_ftrace_disabled __read_mostly;
 
 /*
- * Two ops, as in 6.12: a site whose probes have a post_handler when it is
- * hooked goes on the IPMODIFY one (the backend's handler moves the IP to
- * emulate the step), the others on the plain one, so that an entry probe
- * and a livepatch of the same function can be on it together.  A site
+ * Kprobes on ftrace (csky, loongarch, parisc, powerpc, s390): the
+ * backend's kprobe_ftrace_handler() is the callback of two ops, as in
+ * 6.12.  A site whose probes have a post_handler when it is hooked goes
+ * on the IPMODIFY one (the backend's handler moves the IP to emulate the
+ * step), the others on the plain one, so that an entry probe and a
+ * livepatch of the same function can be on it together.  A site
  * stays on the ops it was hooked on until it is unhooked
  * (kprobe_site_ipmodify()): the backend's handler runs the site's probes
  * once per callback and could not tell the two callbacks of one call
@@ -285,7 +282,7 @@ static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 static int kprobe_ftrace_users[2];
 
 /**
- * kprobe_ftrace_update() - hook and unhook ftrace sites
+ * arch_ftrace_sites_update() - hook and unhook ftrace sites
  * @ipmodify: on the IPMODIFY ops (kprobe_site_ipmodify())
  * @add: sites to hook
  * @nadd: how many
@@ -296,10 +293,10 @@ static int kprobe_ftrace_users[2];
  *
  * Return: 0, or ftrace's error for @add (then none of @add is hooked).
  */
-int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
-			 unsigned long *del, int ndel)
+int arch_ftrace_sites_update(bool ipmodify, unsigned long *add, int nadd,
+			     unsigned long *del, int ndel)
 {
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	return kprobe_ftrace_ops_update(ipmodify ? &kprobe_ipmodify_ops :
 					&kprobe_ftrace_ops,
 					&kprobe_ftrace_users[ipmodify],
@@ -307,7 +304,7 @@ int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
 }
 
 /* sites never move between ops here: nothing to wait for */
-void kprobe_ftrace_walk_sync(void)
+void arch_ftrace_sites_sync(void)
 {
 }
 
@@ -326,8 +323,8 @@ void kprobe_ftrace_kill(void)
 /*
  * The rethook's callback, from the arch's rethook trampoline with
  * preemption disabled: rp's handler, with this CPU busy (a probe hit in
- * it counts nmissed) and current_kprobe naming rp.  rethook recycles the
- * node afterwards.  data is NULL once rp was unregistered.
+ * it counts nmissed) and current_kprobe naming rp: step 2 of
+ * kretprobe_entry().  data is NULL once rp was unregistered.
  *
  * powerpc's trampoline is itself a kprobe (on a nop, whose handler calls
  * the rethook): its hit is running then, and is no other probe's
@@ -357,7 +354,18 @@ static void kretprobe_rethook_handler(struct rethook_node *rh, void *data,
 
 NOKPROBE_SYMBOL(kretprobe_rethook_handler);
 
-/* the kretprobe's entry probe: a node from its rethook, the return hooked */
+/*
+ * The kretprobe's entry probe, on the arches whose backend moved to
+ * rethook (loongarch, powerpc, riscv, s390): the rethook's node pool is
+ * the kretprobe's instance pool (kretprobe_pool_create()).  A return:
+ *
+ *  1. Here, at the entry: take a node (none left: a miss), run the
+ *     entry_handler (non-zero: the node goes back, no return is hooked),
+ *     and hook the return (rethook_hook()).
+ *  2. The function returns into the arch's rethook trampoline, which
+ *     calls kretprobe_rethook_handler(): rp's handler.
+ *  3. rethook recycles the node.
+ */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);

@@ -1,30 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes debugfs interface: /sys/kernel/debug/kprobes/
- *
- *  list       one line per registered probe:
- *             "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][CARRIED][FTRACE]"
- *             TYPE is k (kprobe) or r (a kretprobe's entry probe); gone
- *             probes show their old address and no symbol.  [OPTIMIZED]
- *             means the jump is in place; [CARRIED], that an entry probe
- *             is armed by an int3 (or jump) on the instruction after the
- *             fentry nop (kernel/kprobes.c); opening the file first lets
- *             optimizations already queued finish (bounded), so the list
- *             shows no state that is about to change by itself.
- *             Watchpoint probes follow, type w (kernel/wprobes.c):
- *             "ADDR  w  SYM+OFF  [MOD] len=N TYPE [GONE][YIELDED][DISABLED]"
- *  enabled    1/0: arm or disarm every probe at once, keeping each probe's
- *             own disabled state (write 0/1, y/n)
- *  blacklist  "START-END\tSYMBOL" for each blacklisted range (perf reads it)
- *
- * Readers take kprobe_mutex: the files are slow paths and see a
- * consistent set of sites.
+ * Kprobes' debugfs files, /sys/kernel/debug/kprobes/: list (one line per
+ * probe, then the lines other kinds of probe add through
+ * kprobe_list_add_source()), enabled (arm or disarm every probe at once)
+ * and blacklist (the ranges no probe may enter; perf reads it).  Readers
+ * take kprobe_mutex: the files are slow paths and see a consistent set of
+ * sites.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
-#include <linux/wprobes.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/kallsyms.h>
@@ -64,10 +49,19 @@ static void report_probe(struct seq_file *m, struct kprobe *p)
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
 		   kprobe_optimized(p) ? "[OPTIMIZED]" : "",
-		   p->site && p->site->carrier ? "[CARRIED]" : "",
+		   p->site && kprobe_site_carrier(p->site) ? "[CARRIED]" : "",
 		   kprobe_ftrace(p) ? "[FTRACE]" : "");
 }
 
+/*
+ * kprobes/list, one line per probe, in the order of the sites' creation:
+ * "ADDR  TYPE  SYM+OFF  [MOD] [GONE][DISABLED][OPTIMIZED][CARRIED][FTRACE]".
+ * TYPE is k, r (a kretprobe's entry probe) or j (a jprobe).  A gone probe
+ * shows its old address and no symbol.  [OPTIMIZED]: the jump is in place;
+ * [CARRIED]: an entry probe armed by an int3 (or jump) on the instruction
+ * after the fentry nop instead of an ftrace hook.  The sources of other
+ * kinds of probe follow (wprobes: type w).
+ */
 static int list_show(struct seq_file *m, void *v)
 {
 	struct kprobe_site *s;
@@ -78,8 +72,8 @@ static int list_show(struct seq_file *m, void *v)
 			list_for_each_entry(p, &s->probes, list)
 				report_probe(m, p);
 	}
-	/* then the watchpoint probes, under their own lock */
-	wprobes_list_show(m);
+	/* then the other kinds of probe, each under its own lock */
+	kprobe_list_show_sources(m);
 	return 0;
 }
 

@@ -18,7 +18,7 @@
  */
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ftrace.h>
 #include <linux/hashtable.h>
 #include <linux/slab.h>
@@ -104,7 +104,7 @@ void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
 	unsigned long *ips;
 	int bkt, n = 0;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (!kprobe_nr_lingering)
 		return;
 	ips = kvmalloc_array(kprobe_nr_lingering, sizeof(*ips), GFP_KERNEL);
@@ -114,13 +114,13 @@ void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
 		if (ips)
 			ips[n++] = l->ip;
 		else	/* no memory for a list: one update each */
-			kprobe_ftrace_update(false, NULL, 0, &l->ip, 1);
+			arch_ftrace_sites_update(false, NULL, 0, &l->ip, 1);
 		hash_del(&l->node);
 		kfree(l);
 		kprobe_nr_lingering--;
 	}
 	if (n)
-		kprobe_ftrace_update(false, NULL, 0, ips, n);
+		arch_ftrace_sites_update(false, NULL, 0, ips, n);
 	kvfree(ips);
 }
 
@@ -137,14 +137,50 @@ static void kprobe_linger_work_fn(struct work_struct *unused)
  */
 unsigned long kprobe_hook_seq;
 
-/* hooked on ftrace: which of kprobe_ftrace_update()'s lists a site is in */
+/*
+ * An ftrace site goes on the IPMODIFY ops when a hit may move regs->ip:
+ * a post_handler (it sees ip past the fentry call, and is what
+ * fail_function-style redirection uses) or a jprobe (ip goes to its
+ * handler).
+ */
+static bool kprobe_site_ipmodify(struct kprobe_site *s)
+{
+	/* a classic backend's site stays on its ops (kprobes_classic.c) */
+	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC) && (s->flags & KPROBE_SITE_ARMED))
+		return s->ftrace.armed_ipmodify;
+	return kprobe_site_has_post(s) || kprobe_site_has_jprobe(s);
+}
+
+/**
+ * kprobe_ftrace_queue() - have a batch change an ftrace site's hook
+ * @s: the ftrace site, whose probes changed
+ * @b: the batch whose kprobe_batch_ftrace() makes the change
+ */
+void kprobe_ftrace_queue(struct kprobe_site *s, struct kprobe_batch *b)
+{
+	kprobe_assert_locked();
+	if (list_empty(&s->ftrace.node))
+		list_add_tail(&s->ftrace.node, &b->ftrace);
+}
+
+/**
+ * kprobe_ftrace_dequeue() - take an ftrace site off its batch's changes
+ * @s: the site, queued by kprobe_ftrace_queue()
+ */
+void kprobe_ftrace_dequeue(struct kprobe_site *s)
+{
+	kprobe_assert_locked();
+	list_del_init(&s->ftrace.node);
+}
+
+/* hooked on ftrace: which of arch_ftrace_sites_update()'s lists a site is in */
 enum { FT_ADD, FT_ADD_IPMODIFY, FT_DEL, FT_DEL_IPMODIFY, FT_LISTS };
 
 /* hooked, and wants to stay hooked but on the other ops */
 static bool ftrace_site_moves(struct kprobe_site *s)
 {
 	return (s->flags & KPROBE_SITE_ARMED) && kprobe_site_wants_armed(s) &&
-	       kprobe_site_ipmodify(s) != s->armed_ipmodify;
+	       kprobe_site_ipmodify(s) != s->ftrace.armed_ipmodify;
 }
 
 /*
@@ -172,18 +208,18 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 
 	for (i = 0; i < FT_LISTS; i++)
 		ips[i] = buf + i * cnt;
-	list_for_each_entry(s, sites, ftrace_node) {
+	list_for_each_entry(s, sites, ftrace.node) {
 		bool armed = s->flags & KPROBE_SITE_ARMED;
 		bool want = kprobe_site_wants_armed(s), post = kprobe_site_ipmodify(s);
 
 		if (ftrace_site_moves(s)) {
-			WRITE_ONCE(s->ftrace_dual, true);
+			WRITE_ONCE(s->ftrace.dual, true);
 			moving = true;
 		} else if (armed && !want) {
 			/* its hook stays while nothing else changes */
-			if (!s->armed_ipmodify && kprobe_linger_add(s->addr))
+			if (!s->ftrace.armed_ipmodify && kprobe_linger_add(s->addr))
 				continue;
-			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
+			i = s->ftrace.armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
 			continue;
 		} else if (armed || !want) {
@@ -192,7 +228,7 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 			if (!post) {
 				/* hooked already: armed from now on */
 				s->flags |= KPROBE_SITE_ARMED;
-				s->armed_ipmodify = false;
+				s->ftrace.armed_ipmodify = false;
 				continue;
 			}
 			/* off the plain ops in this update, once on the other */
@@ -204,10 +240,10 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	}
 	/* every callback from now on sees which sites are on both */
 	if (moving)
-		kprobe_ftrace_walk_sync();
+		arch_ftrace_sites_sync();
 	for (i = 0; i < 2; i++) {
-		err = kprobe_ftrace_update(i, ips[FT_ADD + i], n[FT_ADD + i],
-					   NULL, 0);
+		err = arch_ftrace_sites_update(i, ips[FT_ADD + i],
+					       n[FT_ADD + i], NULL, 0);
 		if (err) {
 			hooked[i] = false;
 			ret = ret ?: err;
@@ -215,46 +251,44 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	}
 	if (moving) {
 		/* every call from now on finds the movers on their new ops */
-		kprobe_ftrace_walk_sync();
-		list_for_each_entry(s, sites, ftrace_node) {
+		arch_ftrace_sites_sync();
+		list_for_each_entry(s, sites, ftrace.node) {
 			if (!ftrace_site_moves(s) || !hooked[kprobe_site_ipmodify(s)])
 				continue;
-			i = s->armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
+			i = s->ftrace.armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
 		}
 	}
 	for (i = 0; i < 2; i++)
-		kprobe_ftrace_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
+		arch_ftrace_sites_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
 	/*
 	 * every call from now on finds each mover on one ops only, and no
 	 * callback of the plain ops still runs for a lingering hook taken
 	 * over by the IPMODIFY one
 	 */
 	if (moving || unhooked_plain)
-		kprobe_ftrace_walk_sync();
+		arch_ftrace_sites_sync();
 
 	/* the same decisions again, now recorded in the sites */
-	list_for_each_entry_safe(s, t, sites, ftrace_node) {
+	list_for_each_entry_safe(s, t, sites, ftrace.node) {
 		bool armed = s->flags & KPROBE_SITE_ARMED;
 		bool want = kprobe_site_wants_armed(s), post = kprobe_site_ipmodify(s);
 
-		list_del_init(&s->ftrace_node);
-		WRITE_ONCE(s->ftrace_dual, false);
+		list_del_init(&s->ftrace.node);
+		WRITE_ONCE(s->ftrace.dual, false);
 		if (armed && !want) {
 			armed = false;
 		} else if (want && hooked[post] &&
-			   (!armed || post != s->armed_ipmodify)) {
+			   (!armed || post != s->ftrace.armed_ipmodify)) {
 			armed = true;
-			s->armed_ipmodify = post;
+			s->ftrace.armed_ipmodify = post;
 		}
 		if (armed)
 			s->flags |= KPROBE_SITE_ARMED;
 		else
 			s->flags &= ~KPROBE_SITE_ARMED;
-		if (armed && s->carrier_moving && !s->carrier_hooked) {
-			s->carrier_hooked = kprobe_hook_seq + 1;
+		if (armed && kprobe_carrier_hooked(s, kprobe_hook_seq + 1))
 			carriers_hooked = true;
-		}
 	}
 	if (carriers_hooked)
 		kprobe_hook_seq++;
@@ -266,6 +300,7 @@ bool kprobe_linger_has(unsigned long ip)
 {
 	struct kprobe_linger *l;
 
+	kprobe_assert_locked();
 	if (!kprobe_nr_lingering)
 		return false;
 	hash_for_each_possible(kprobe_lingering, l, node, ip) {
@@ -290,10 +325,10 @@ int kprobe_batch_ftrace(struct kprobe_batch *b)
 	int cnt = 0, ret = 0, err;
 	bool moving = false;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	kprobe_carriers_sync(b);
-	list_for_each_entry(s, &b->ftrace, ftrace_node) {
-		moving |= !!s->carrier_moving;
+	kprobe_batch_for_each_ftrace(s, b) {
+		moving |= !!kprobe_site_carrier_moving(s);
 		cnt++;
 	}
 	if (!cnt)
@@ -331,7 +366,7 @@ int kprobe_batch_ftrace(struct kprobe_batch *b)
  * @ndel: how many
  * @registering: called before @ops is registered, or NULL
  *
- * The body of a backend's kprobe_ftrace_update(): one filter update (one
+ * The body of a backend's arch_ftrace_sites_update(): one filter update (one
  * code patch by ftrace) for each direction, however many sites.  @ops is
  * unregistered before its filter could become empty (an empty filter
  * means every function) and registered once it has one.  Under
@@ -347,7 +382,7 @@ int kprobe_ftrace_ops_update(struct ftrace_ops *ops, int *users,
 {
 	int ret;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (ndel) {
 		if (*users == ndel)
 			WARN_ON_ONCE(unregister_ftrace_function(ops));

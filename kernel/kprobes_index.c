@@ -2,54 +2,18 @@
 /*
  * Kernel Probes (kprobes): registration's lookups in O(log n).
  *
- * Registering a probe asks questions about its address that the
- * kernel's own helpers answer by walking a whole table:
- *  - which function is it in (kallsyms_lookup_size_offset(): a binary
- *    search in the kernel, but a walk over every symbol of a module);
- *  - does another patcher own its bytes (jump_label_text_reserved() and
- *    static_call_text_reserved() walk every site of the kernel, then of
- *    the module, and jump_entry_size() decodes each entry on the way);
- *  - is it a BUG() site (find_bug() walks the kernel's whole bug table);
- *  - may a static branch jump to it, and where are its function's cold
- *    parts (a carrier asks; the jump table is sorted by key, not target,
- *    and a name lookup is a binary search over compressed names).
- * A registration of every function, or of 10 000 module functions, pays
- * each walk per probe.  This file keeps sorted indexes instead:
- *
- *  - The kernel's patch-site index: one u32 per jump label and static
- *    call site of the core kernel, ((addr - _stext) << 3) | length,
- *    sorted; the kernel's bug-site index, the same for BUG() sites
- *    (length 1); and its target index, the same for where its static
- *    branches jump to; and the cold parts of its functions (below).
- *    Core text never changes its sites after boot, so
- *    they are built once, on the first registration once the system runs (init
- *    text is then gone, and its sites with it).  Before that, or if an
- *    index could not be built, the kernel's helpers answer.
- *  - Module addresses are answered from the module's own tables only (a
- *    module's text holds none of the kernel's sites and no other
- *    module's), which are short.
- *  - A symbol index per module: the sorted start addresses of its
- *    named symbols, so kprobe_sym_size_offset() answers what
- *    find_kallsyms_symbol() would with a binary search.  It is built on
- *    the first lookup in that module, rebuilt when the module's symbol
- *    table changes (its init symbols go when init ends), and freed when
- *    the module goes (GOING also follows a failed COMING).  The kernel's
- *    own symbols need none: kallsyms searches them in O(log n).
- *
- * Locking: kprobe_index_mutex guards building the kernel's indexes and
- * the module symbol indexes' list; it is the innermost lock (taken under
- * jump_label_mutex, text_mutex and kprobe_mutex, taking none itself).
- * The kernel's indexes are read without it once published (they never
- * change).  A module symbol index is used with the mutex held, and the
- * module is seen COMING or LIVE with it held, so the module's GOING
- * notification (which frees the index under the mutex) cannot pass us.
- * Nothing here is on the hit path.
+ * Kprobes' sorted indexes for what registration asks about an address
+ * and the kernel's own helpers answer by walking a whole table: which
+ * function it is in, whether jump labels or static calls own its bytes,
+ * whether it is a BUG() site, whether a static branch jumps to it, and
+ * where its function's cold parts are.  A registration of every
+ * function, or of 10 000 module functions, would pay each walk per
+ * probe.  Nothing here is on the hit path.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/module_symbol.h>
@@ -65,6 +29,14 @@
 
 #include <asm/sections.h>
 
+#include "kprobes_internal.h"
+
+/*
+ * Guards building the kernel's indexes and the module symbol indexes'
+ * list.  The innermost lock: taken under jump_label_mutex, text_mutex and
+ * kprobe_mutex, it takes none itself.  The kernel's indexes are read
+ * without it once published: they never change.
+ */
 static DEFINE_MUTEX(kprobe_index_mutex);
 
 /* ---- the kernel's patch-site and bug-site indexes ---------------------------- */
@@ -316,7 +288,15 @@ static bool kprobe_build_bug_index(void)
  * kprobe_index_prepare() - build the kernel's site indexes if it is time
  *
  * Called (may sleep) before the queries of a registration, which may run
- * with preemption off.  The first call once the system runs builds them.
+ * with preemption off.  Each index is a sorted array of one u32 per site
+ * of the core kernel, ((addr - _stext) << 3) | length: the patch-site
+ * index for jump label and static call sites, the bug-site index for
+ * BUG() sites (length 1), the target index for where static branches jump
+ * to (length 1); the cold parts of its functions come with them (struct
+ * kprobe_cold_part).  Core text never changes its sites after boot, so
+ * the first call once the system runs builds them, once (init text is
+ * then gone, and its sites with it).  Before that, or if an index could
+ * not be built, the kernel's helpers answer.
  */
 void kprobe_index_prepare(void)
 {
@@ -406,7 +386,9 @@ static bool kprobe_span_overlaps(unsigned long addr, unsigned long len,
 /*
  * The module's jump labels and static calls, as the kernel's helpers
  * see them: init sites count only while the module is coming (its init
- * text is freed after that).  Called with preemption off.
+ * text is freed after that).  A module's text holds none of the kernel's
+ * sites and no other module's, so its own tables, which are short, answer
+ * for its addresses alone.  Called with preemption off.
  */
 static bool kprobe_mod_patched(struct module *mod, unsigned long start,
 			       unsigned long end)
@@ -460,8 +442,10 @@ static bool kprobe_mod_bug(struct module *mod, unsigned long addr)
  * @end: last byte, in the same text
  *
  * What jump_label_text_reserved() || static_call_text_reserved() answer,
- * from the indexes.  The caller holds jump_label_lock() and text_mutex,
- * and called kprobe_index_prepare().
+ * from the indexes: those walk every site of the kernel, then of the
+ * module, and jump_entry_size() decodes each entry on the way.  The
+ * caller holds jump_label_lock() and text_mutex, and called
+ * kprobe_index_prepare().
  *
  * Return: true if one of them does.
  */
@@ -491,8 +475,8 @@ bool kprobe_patched_text(unsigned long start, unsigned long end)
  * kprobe_bug_site() - is addr a BUG()/WARN() trap?
  * @addr: kernel or module text
  *
- * What find_bug() answers, from the indexes.  Called after
- * kprobe_index_prepare(), with preemption off.
+ * What find_bug() answers, from the indexes (it walks the kernel's whole
+ * bug table).  Called after kprobe_index_prepare(), with preemption off.
  *
  * Return: true if it is.
  */
@@ -518,8 +502,9 @@ bool kprobe_bug_site(unsigned long addr)
  *
  * A disabled static branch is a nop that may become a jump to @addr at
  * any time: code that relies on nothing else jumping there (a carrier)
- * asks this.  From the index in core text; else from the kernel's or
- * the module's own table, under jump_label_lock().  May sleep.
+ * asks this.  From the index in core text (the jump table is sorted by
+ * key, not target); else from the kernel's or the module's own table,
+ * under jump_label_lock().  May sleep.
  *
  * Return: true if one does.
  */
@@ -592,7 +577,16 @@ int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 /* ---- per-module symbol indexes -------------------------------------------------- */
 
 #ifdef CONFIG_MODULES
-/* the sorted start addresses of a module's named symbols, as kallsyms has them */
+/*
+ * The sorted start addresses of a module's named symbols, as kallsyms has
+ * them, so that kprobe_sym_size_offset() answers what
+ * find_kallsyms_symbol() would (a walk over every symbol of the module)
+ * with a binary search.  Built on the first lookup in that module,
+ * rebuilt when the module's symbol table changes (its init symbols go
+ * when init ends), and freed when the module goes (GOING also follows a
+ * failed COMING).  The kernel's own symbols need none: kallsyms searches
+ * them in O(log n).
+ */
 struct kprobe_mod_syms {
 	struct list_head list;
 	struct module *mod;

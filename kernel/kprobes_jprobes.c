@@ -1,41 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Jump probes (jprobes), back on our core.
+ * Jump probes (jprobes).
  *
- * A jprobe is a kprobe on a function's entry whose pre_handler
- * (jprobe_pre_handler) does not handle the hit itself: it hands the
- * registers to the arch (arch_jprobe_setjmp()), which saves them and
- * leaves the trap (or the ftrace callback) into the jprobe's handler,
- * called as if in place of the probed function, with its arguments.  The
- * handler ends in jprobe_return(), which traps back; the arch puts the
- * saved registers back and the hit goes on where it stopped: the site's
- * probes after the jprobe, then the probed instruction and the
- * post_handlers, as for any hit (kprobe_jprobe_resume(), in the arch's
- * hit path).
- *
- * So, where jprobes once allowed one jprobe per function, any number
- * of jprobes share a site with kprobes and kretprobes, and every handler
- * of the site runs in registration order, jprobe handlers included.
- *
- * What this file holds is the arch-neutral API: registration is the
- * core's, on the embedded kprobes once they are checked to sit on
- * function entries (an ftrace'd entry included: the site then goes on
- * the IPMODIFY ftrace_ops, see site_ipmodify()), with KPROBE_FLAG_JPROBE,
- * which is how the core tells a jprobe; unregistration is the core's
- * too: a jprobe's handler runs with interrupts off from
- * the hit to jprobe_return(), so the one IPI round of an unregister waits
- * for every handler under way, as it does for any hit.
+ * Kprobes' jprobe API, arch-neutral: a jprobe is a kprobe on a function's
+ * entry whose handler is called as if in place of the probed function,
+ * with its arguments.  Registering and unregistering one is the core's
+ * work, on the embedded kprobe; the arch leaves the hit into the handler
+ * and comes back.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
 #include <linux/export.h>
 #include <linux/slab.h>
 
+#include "kprobes_internal.h"
+
 /*
- * The pre_handler of every jprobe: the arch takes the hit from here.  A
- * jprobe's kprobe registered again on its own (register_kprobe()) keeps
+ * The pre_handler of every jprobe, which does not handle the hit itself.
+ * A hit on a jprobe:
+ *
+ *  1. Here, the registers go to the arch (arch_jprobe_setjmp()), which
+ *     saves them and leaves the trap (or the ftrace callback) into the
+ *     jprobe's handler, called as if in place of the probed function.
+ *  2. The handler ends in jprobe_return(), which traps back.
+ *  3. The arch puts the saved registers back and the hit goes on where it
+ *     stopped: the site's probes after the jprobe, then the probed
+ *     instruction and the post_handlers, as for any hit
+ *     (kprobe_jprobe_resume(), in the arch's hit path).
+ *
+ * A jprobe's kprobe registered again on its own (register_kprobe()) keeps
  * this handler but not the flag: the core may then arm it where no
  * jprobe can leave the hit, so it does nothing.
  */
@@ -66,7 +60,14 @@ static int jprobe_check(struct jprobe *jp)
  * @num: how many
  *
  * All are armed with one text-patch batch.  On error none is left
- * registered, and the jprobes are as they were passed.
+ * registered, and the jprobes are as they were passed.  The core
+ * registers the embedded kprobes, once they are checked to sit on
+ * function entries (an ftrace'd entry included: the site then goes on the
+ * IPMODIFY ftrace_ops, see kprobe_site_ipmodify()), with
+ * KPROBE_FLAG_JPROBE, which is how it tells a jprobe.  Where jprobes once
+ * allowed one per function, any number of them share a site with kprobes
+ * and kretprobes, and every handler of the site runs in registration
+ * order, jprobe handlers included.
  *
  * Return: 0; -EINVAL (NULL jprobe or entry, not a function's entry,
  * registered already, not probeable), -ENOENT (unknown symbol),
@@ -142,8 +143,11 @@ EXPORT_SYMBOL_GPL(register_jprobe);
  * @jps: the jprobes
  * @num: how many
  *
- * When this returns, no handler of these jprobes runs on any CPU.
- * Entries that are not registered are skipped and left untouched.
+ * When this returns, no handler of these jprobes runs on any CPU: a
+ * jprobe's handler runs with interrupts off from the hit to
+ * jprobe_return(), so the one IPI round of the core's unregistration
+ * waits for every handler under way, as it does for any hit.  Entries
+ * that are not registered are skipped and left untouched.
  */
 void unregister_jprobes(struct jprobe **jps, int num)
 {

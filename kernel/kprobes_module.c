@@ -14,7 +14,7 @@
  */
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/module.h>
 #include <linux/kallsyms.h>
 #include <linux/notifier.h>

@@ -1,44 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes jump optimizer: which probes get a jump to a detour instead of
- * an int3, and when (the x86 side is arch/x86/kernel/kprobes/opt.c).
- *
- * A site qualifies while it is armed on an int3 (not ftrace), none of its
- * probes has a post_handler or is a jprobe, and debug.kprobes-optimization
- * is 1.  Its state (kprobe_site::opt_state, under kprobe_mutex):
- *
- *   KPROBE_OPT_NONE    plain int3
- *   KPROBE_OPT_QUEUED  on opt_queue, for the optimizer
- *   KPROBE_OPT_READY   detour built: int3 hits go through the detour's copy
- *                      of the region; on opt_ready while the optimizer
- *                      waits for the tasks inside the region to leave
- *   KPROBE_OPT_DONE    the jump is in place
- *   KPROBE_OPT_UNDOING the site was unregistered in a batch that undoes
- *                      its jumps together (kprobe_opt_undo_jumps()): the
- *                      jump, then the int3, leads hits into the detour
- *                      until the region comes back with the batch
- *
- * The optimizer is a delayed work item, so that a batch of registrations
- * is optimized together: one wait for every task to leave the regions
- * (kprobe_sync_tasks(), which also waits for tasks preempted inside one
- * on a PREEMPT kernel) and one text_poke_bp batch for all queued sites.
- * A probe hit before that still works: it is an int3.
- *
- * Unoptimizing is synchronous, before anything that needs the int3: a
- * post_handler or jprobe joining the site, the site disarmed (disabled,
- * unregistered, module gone, kprobes/enabled = 0), a new probe inside the
- * region, the sysctl set to 0.  The detour stays allocated until the site
- * is freed (after the site's grace period), since a CPU may still run in
- * it, and is reused if the site qualifies again.  An unregistration of
- * many probes undoes the jumps of their sites together: every int3, one
- * sync, every region's other bytes, one sync, every original first byte
- * (two IPI rounds in all, not two per site, and one text_poke() per page
- * and step, not one per site: arch_unoptimize_finish()).
+ * Kprobes' jump optimizer: which probe sites get a jump to a detour
+ * instead of an int3, and when; the arch builds the detours and writes
+ * the jumps.  The optimizer runs as a delayed work item, so that a batch
+ * of registrations is optimized together; unoptimizing is synchronous.
+ * A site's state (struct kprobe_site_opt, KPROBE_OPT_*) changes under
+ * kprobe_mutex; debug.kprobes-optimization turns optimizing off.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 #include <linux/rcupdate_wait.h>
@@ -78,6 +50,11 @@ static atomic_t opt_runs;
 static bool opt_busy;
 static DECLARE_WAIT_QUEUE_HEAD(opt_runs_wq);
 
+/*
+ * A site qualifies while it is armed on an int3 (not ftrace) over code
+ * that is not gone, none of its probes has a post_handler or is a jprobe,
+ * and debug.kprobes-optimization is 1.
+ */
 static bool site_optimizable(struct kprobe_site *s)
 {
 	/* a preempted task inside a region can only be waited for by TASKS_RCU */
@@ -86,28 +63,47 @@ static bool site_optimizable(struct kprobe_site *s)
 	return kprobes_optimization &&
 	       (s->flags & (KPROBE_SITE_FTRACE | KPROBE_SITE_GONE |
 			    KPROBE_SITE_ARMED)) == KPROBE_SITE_ARMED &&
-	       !READ_ONCE(s->has_post) && !s->has_jprobe;
+	       !kprobe_site_has_post(s) && !kprobe_site_has_jprobe(s);
+}
+
+/* put the int3 and the region's bytes of a done site back, now */
+static void opt_undo_one(struct kprobe_site *s)
+{
+	LIST_HEAD(one);
+
+	/* a done site is on no list: arch_unoptimize_finish() takes a list */
+	list_add(&s->opt.node, &one);
+	arch_unoptimize_finish(&one, false);
+	list_del_init(&s->opt.node);
 }
 
 /**
  * kprobe_unoptimize() - back to a plain int3, now
  * @s: the site (kprobe_mutex held)
+ *
+ * Synchronous, before anything that needs the int3: a post_handler or
+ * jprobe joining the site, the site disarmed (disabled, unregistered,
+ * module gone, kprobes/enabled = 0), a new probe inside its region
+ * (kprobe_opt_break()), debug.kprobes-optimization set to 0.  The detour
+ * stays allocated until the site is freed (a grace period after it was
+ * retired), since a CPU may still run in it, and is reused if the site
+ * qualifies again.
  */
 void kprobe_unoptimize(struct kprobe_site *s)
 {
-	lockdep_assert_held(&kprobe_mutex);
-	switch (s->opt_state) {
+	kprobe_assert_locked();
+	switch (s->opt.state) {
 	case KPROBE_OPT_QUEUED:
-		list_del_init(&s->opt_node);
+		list_del_init(&s->opt.node);
 		break;
 	case KPROBE_OPT_READY:
 		/* the optimizer is waiting: it will not patch this one */
-		list_del_init(&s->opt_node);
+		list_del_init(&s->opt.node);
 		opt_live--;
 		break;
 	case KPROBE_OPT_DONE:
 		/* int3 hits go through the detour until the bytes are back */
-		arch_unoptimize(s);
+		opt_undo_one(s);
 		opt_live--;
 		break;
 	case KPROBE_OPT_UNDOING:
@@ -115,7 +111,7 @@ void kprobe_unoptimize(struct kprobe_site *s)
 		WARN_ON_ONCE(1);
 		return;
 	}
-	WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
+	WRITE_ONCE(s->opt.state, KPROBE_OPT_NONE);
 }
 
 /**
@@ -124,18 +120,18 @@ void kprobe_unoptimize(struct kprobe_site *s)
  */
 void kprobe_opt_sync(struct kprobe_site *s)
 {
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (!site_optimizable(s)) {
 		kprobe_unoptimize(s);
 		/* a carrier stays an int3: its entry goes onto ftrace */
-		if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+		if (kprobe_site_carried(s) && (s->flags & KPROBE_SITE_ARMED))
 			kprobe_carrier_slow(s);
 		return;
 	}
-	if (s->opt_state != KPROBE_OPT_NONE)
+	if (s->opt.state != KPROBE_OPT_NONE)
 		return;
-	s->opt_state = KPROBE_OPT_QUEUED;
-	list_add_tail(&s->opt_node, &opt_queue);
+	s->opt.state = KPROBE_OPT_QUEUED;
+	list_add_tail(&s->opt.node, &opt_queue);
 	schedule_delayed_work(&opt_work, KPROBE_OPT_DELAY);
 }
 
@@ -153,17 +149,17 @@ void kprobe_opt_break(unsigned long addr)
 	struct kprobe_site *s;
 	int i;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (!opt_live)
 		return;
 	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
 		s = kprobe_site_lookup(addr - i);
-		if (s && s->opt_state >= KPROBE_OPT_READY &&
-		    i < s->ainsn.opt_len) {
+		if (s && s->opt.state >= KPROBE_OPT_READY &&
+		    i < arch_opt_len(s)) {
 			kprobe_unoptimize(s);
 			opt_blocked = true;	/* until the new site goes */
 			/* no jump while the new site is there: onto the hook */
-			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+			if (kprobe_site_carried(s) && (s->flags & KPROBE_SITE_ARMED))
 				kprobe_carrier_slow(s);
 		}
 	}
@@ -181,13 +177,13 @@ void kprobe_opt_unblock(unsigned long addr)
 	struct kprobe_site *s;
 	int i;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (!opt_blocked)
 		return;
 	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
 		s = kprobe_site_lookup(addr - i);
 		if (s && !(s->flags & KPROBE_SITE_FTRACE) &&
-		    s->opt_state == KPROBE_OPT_NONE)
+		    s->opt.state == KPROBE_OPT_NONE)
 			kprobe_opt_sync(s);
 	}
 }
@@ -207,7 +203,7 @@ void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
 		return;
 	for (i = -(JMP32_INSN_SIZE - 1); i < n; i++) {
 		s = kprobe_site_lookup(addr + i);
-		if (s && s->opt_state >= KPROBE_OPT_DONE)
+		if (s && s->opt.state >= KPROBE_OPT_DONE)
 			arch_opt_fix_bytes(s, addr, buf, n);
 	}
 }
@@ -226,13 +222,13 @@ void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
  */
 bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b)
 {
-	lockdep_assert_held(&kprobe_mutex);
-	if (!b->undo_jumps || s->opt_state != KPROBE_OPT_DONE ||
+	kprobe_assert_locked();
+	if (!b->undo_jumps || s->opt.state != KPROBE_OPT_DONE ||
 	    (s->flags & KPROBE_SITE_UNHASHED))
 		return false;
 	/* the jump stays until then: hits reach the detour, as before */
-	WRITE_ONCE(s->opt_state, KPROBE_OPT_UNDOING);
-	list_add_tail(&s->opt_node, &b->undo);
+	WRITE_ONCE(s->opt.state, KPROBE_OPT_UNDOING);
+	list_add_tail(&s->opt.node, &b->undo);
 	return true;
 }
 
@@ -240,48 +236,71 @@ bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b)
  * kprobe_opt_undo_jumps() - the batch's retired sites lose their jumps
  * @b: the batch (kprobe_mutex held, as when its sites were retired: no
  *     registration may find them still hashed)
+ *
+ * An unregistration of many probes undoes the jumps of their sites
+ * together, in the steps of arch_unoptimize_finish(): two IPI rounds in
+ * all, not two per site, and one text_poke() per page and step, not one
+ * per site.  Until then a KPROBE_OPT_UNDOING site's jump, then its int3,
+ * leads hits into the detour.
  */
 void kprobe_opt_undo_jumps(struct kprobe_batch *b)
 {
 	struct kprobe_site *s, *t;
 
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	if (list_empty(&b->undo))
 		return;
 	/* the first bytes too: the batch's commit makes them visible */
 	arch_unoptimize_finish(&b->undo, true);
 	b->poked = true;
-	list_for_each_entry_safe(s, t, &b->undo, opt_node) {
-		list_del_init(&s->opt_node);
+	list_for_each_entry_safe(s, t, &b->undo, opt.node) {
+		list_del_init(&s->opt.node);
 		s->flags &= ~KPROBE_SITE_ARMED;
 		/* a plain int3 now: hits step its instruction again */
-		WRITE_ONCE(s->opt_state, KPROBE_OPT_NONE);
+		WRITE_ONCE(s->opt.state, KPROBE_OPT_NONE);
 		opt_live--;
 		kprobe_site_retired(s, b);
 	}
 }
 
+/*
+ * The optimizer, a delayed work item (KPROBE_OPT_DELAY after the last
+ * kprobe_opt_sync()), so that a batch of registrations is optimized
+ * together.  A probe hit before it runs still works: it is an int3.
+ *
+ *  1. Under kprobe_mutex, each site on opt_queue that still qualifies
+ *     gets its detour built (arch_prepare_opt()) and goes from
+ *     KPROBE_OPT_QUEUED to KPROBE_OPT_READY, onto opt_ready: its int3
+ *     hits go through the detour's copy of the region from now on.  A
+ *     site refused stays a plain int3 (KPROBE_OPT_NONE).
+ *  2. Without kprobe_mutex, one wait for every task to leave the regions
+ *     (kprobe_sync_tasks(), which also waits for tasks preempted inside
+ *     one on a PREEMPT kernel).
+ *  3. Under kprobe_mutex and text_mutex, the jumps of all sites still
+ *     ready are written in one text_poke_bp batch (arch_optimize_queue(),
+ *     arch_optimize_finish()): KPROBE_OPT_DONE.
+ */
 static void kprobe_optimizer(struct work_struct *work)
 {
 	struct kprobe_site *s, *t;
 
 	WRITE_ONCE(opt_busy, true);
 	mutex_lock(&kprobe_mutex);
-	list_for_each_entry_safe(s, t, &opt_queue, opt_node) {
+	list_for_each_entry_safe(s, t, &opt_queue, opt.node) {
 		int ret = site_optimizable(s) ? arch_prepare_opt(s) : -EINVAL;
 
-		list_del_init(&s->opt_node);
+		list_del_init(&s->opt.node);
 		if (ret) {
 			/* not this region: it stays an int3 */
 			if (ret == -EAGAIN)
 				opt_blocked = true;
-			s->opt_state = KPROBE_OPT_NONE;
-			if (s->carried && (s->flags & KPROBE_SITE_ARMED))
+			s->opt.state = KPROBE_OPT_NONE;
+			if (kprobe_site_carried(s) && (s->flags & KPROBE_SITE_ARMED))
 				kprobe_carrier_slow(s);
 			continue;
 		}
-		WRITE_ONCE(s->opt_state, KPROBE_OPT_READY);
-		list_add_tail(&s->opt_node, &opt_ready);
+		WRITE_ONCE(s->opt.state, KPROBE_OPT_READY);
+		list_add_tail(&s->opt.node, &opt_ready);
 		opt_live++;
 	}
 	if (list_empty(&opt_ready))
@@ -301,13 +320,13 @@ static void kprobe_optimizer(struct work_struct *work)
 	if (list_empty(&opt_ready))
 		goto out;
 	mutex_lock(&text_mutex);
-	list_for_each_entry(s, &opt_ready, opt_node)
+	list_for_each_entry(s, &opt_ready, opt.node)
 		arch_optimize_queue(s);
 	arch_optimize_finish();
 	mutex_unlock(&text_mutex);
-	list_for_each_entry_safe(s, t, &opt_ready, opt_node) {
-		list_del_init(&s->opt_node);
-		WRITE_ONCE(s->opt_state, KPROBE_OPT_DONE);
+	list_for_each_entry_safe(s, t, &opt_ready, opt.node) {
+		list_del_init(&s->opt.node);
+		WRITE_ONCE(s->opt.state, KPROBE_OPT_DONE);
 	}
 out:
 	mutex_unlock(&kprobe_mutex);
@@ -332,9 +351,9 @@ bool kprobe_optimized(struct kprobe *p)
 	s = READ_ONCE(p->site);
 	/* an entry probe's: its carrier's jump (kernel/kprobes.c) */
 	if (s && (s->flags & KPROBE_SITE_FTRACE))
-		s = READ_ONCE(s->carrier);
+		s = kprobe_site_carrier(s);
 	ret = s && !(s->flags & KPROBE_SITE_FTRACE) &&
-	      READ_ONCE(s->opt_state) == KPROBE_OPT_DONE;
+	      READ_ONCE(s->opt.state) == KPROBE_OPT_DONE;
 	rcu_read_unlock();
 	return ret;
 }

@@ -1,38 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes instruction-slot cache.
- *
- * A probed instruction that is single-stepped runs from a copy, in a slot
- * of executable memory within reach of kernel and module text (so its
- * RIP-relative displacement can be fixed to point where the original
- * pointed).  Slots are carved out of pages from execmem (EXECMEM_KPROBES,
- * read-only + executable; written with text_poke()), KPROBE_SLOT_SIZE
- * bytes each, tracked by a bitmap per page.
- *
- * Rules:
- *  - get_insn_slot()/free_insn_slot() sleep (slot_mutex); callers hold
- *    kprobe_mutex.  A slot is freed only after a grace period since its
- *    site was disarmed (the core's batches guarantee it), so no CPU can
- *    still be executing in it.
- *  - is_kprobe_insn_slot() is called by the unwinders from any context,
- *    NMI included: it walks the page list under RCU, and pages are freed
- *    only after a grace period.
- *  - /proc/kallsyms names each page "kprobe_insn_page" in module
- *    [__builtin__kprobes] (kprobe_get_kallsym()), and perf hears of each
- *    page as it comes and goes (PERF_RECORD_KSYMBOL), so profilers can
- *    attribute samples taken in a slot.
- *
- * A classic backend (kernel/kprobes_classic.c) gets MAX_INSN_SIZE opcodes
- * a slot, in pages from its alloc_insn_page() (writable or not, as that
- * backend writes its slots), and fills and clears them itself.
- *
- * Also here: when a retired site, with its copy (and a detour), may be
- * freed (kprobe_free_sites_later()), and the wait for every task to
- * leave code about to change (kprobe_sync_tasks()), which the optimizer
- * and the carriers share.  Both sleep; neither holds kprobe_mutex.
+ * Kprobes' instruction-slot cache: a probed instruction that is
+ * single-stepped runs from a copy, in a slot of executable memory within
+ * reach of kernel and module text (so its RIP-relative displacement can
+ * be fixed to point where the original pointed).  Also the freeing of
+ * retired sites, and the wait for every task to leave code kprobes is
+ * about to change or free.
  */
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/execmem.h>
 #include <linux/slab.h>
 #include <linux/mutex.h>
@@ -97,6 +73,13 @@ static void slot_clear(kprobe_opcode_t *slot)
 #endif
 #define KPROBE_SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_SLOT_BYTES)
 
+/*
+ * A page of slots, tracked by a bitmap.  x86's pages come from execmem
+ * (EXECMEM_KPROBES, read-only and executable, written with text_poke()),
+ * KPROBE_SLOT_SIZE bytes a slot.  A classic backend gets MAX_INSN_SIZE
+ * opcodes a slot, in pages from its alloc_insn_page() (writable or not,
+ * as that backend writes its slots), and fills and clears them itself.
+ */
 struct kprobe_insn_page {
 	struct list_head list;
 	kprobe_opcode_t *base;
@@ -130,6 +113,8 @@ static struct kprobe_insn_page *slot_page_alloc(void)
 /**
  * get_insn_slot() - allocate a slot for a copied instruction
  *
+ * Sleeps (slot_mutex); the caller holds kprobe_mutex.
+ *
  * Return: the slot (KPROBE_SLOT_SIZE bytes, filled with int3; for a
  * classic backend MAX_INSN_SIZE opcodes), or NULL.
  */
@@ -158,8 +143,11 @@ found:
  * @slot: a slot from get_insn_slot(), no longer reachable by any CPU
  * @dirty: unused (slots are always freed after a grace period)
  *
+ * A slot is freed only a grace period after its site was disarmed (the
+ * core's batches see to it), so no CPU can still be executing in it.
  * The slot is refilled with int3.  A page left empty is freed, unless it
- * is the only one (most systems keep a few probes around).
+ * is the only one (most systems keep a few probes around).  Sleeps
+ * (slot_mutex).
  */
 void free_insn_slot(kprobe_opcode_t *slot, int dirty)
 {
@@ -193,7 +181,9 @@ void free_insn_slot(kprobe_opcode_t *slot, int dirty)
  * is_kprobe_insn_slot() - is this address inside a slot page?
  * @addr: any address
  *
- * Safe in any context (RCU list walk).
+ * Called by the unwinders from any context, NMI included: it walks the
+ * page list under RCU, and a page is freed only a grace period after it
+ * left the list.
  *
  * Return: true if @addr is in a slot page.
  */
@@ -222,6 +212,10 @@ NOKPROBE_SYMBOL(is_kprobe_insn_slot);
  * @value: its address
  * @type: 't'
  * @sym: "kprobe_insn_page"
+ *
+ * /proc/kallsyms shows each page so, in module [__builtin__kprobes], and
+ * perf hears of each page as it comes and goes (PERF_RECORD_KSYMBOL), so
+ * profilers can attribute samples taken in a slot.
  *
  * Return: 0, or -ERANGE past the last page.
  */

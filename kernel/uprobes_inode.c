@@ -1,42 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobes, engine binding: a probepoint of one process made
- * into a consumer of the inode-based uprobes (kernel/events/uprobes.c).
- *
- * The kernel keeps one breakpoint engine for user space: a probe is a (file,
- * offset) pair, and each consumer's filter says in which address spaces
- * the breakpoint goes.  uprobe_events, perf and BPF use it; a second
- * engine would fight it for the same int3s.  So a point of the
- * per-process model, (process, address), becomes:
- *
- *  - the file and offset the process maps at that address (the vma is
- *    looked up once, at registration; a later munmap is the caller's job,
- *    as the API documents);
- *  - a consumer whose filter admits only that process's mm, so the
- *    engine writes the breakpoint into that mm alone (with the same
- *    copy-on-write as ptrace: other processes mapping the file keep their
- *    page);
- *  - a handler that hands the hit to uprobe_point_hit() when the current
- *    mm is the target's and the trap is at the registered address.
- *
- * A fork child inherits the probed page.  Its first hit reaches our
- * handler with another mm: we answer UPROBE_HANDLER_REMOVE, the engine
- * asks our filter, which refuses that mm, and removes the breakpoint from
- * the child.  The child never reaches a handler; it takes one extra
- * trap per probepoint (utrace-based uprobes stripped the child at fork;
- * Documentation/trace/uprobes-process.rst says so).
- *
- * What the engine cannot probe goes elsewhere before we ask it:
- * anonymous memory (JIT code) and writable private mappings go to the
- * memory engine (uprobes_mem.c); shared and hugetlb executable mappings
- * get -EOPNOTSUPP, since a breakpoint there would change bytes another
- * mapping or process reads.  A breakpoint already in memory that no
- * inode probe placed (a debugger's, or one in the program itself) gets
- * -EBUSY: the engine would take it as its own and silently share it.
- *
- * Context: uprobe_site_attach/detach/sync sleep and are called under the
- * layer's mutex (sync outside it); the handler runs in the probed task,
- * under rcu_read_lock_trace(), and may sleep.
+ * into a consumer of the kernel's inode-based uprobes
+ * (kernel/events/uprobes.c), whose filter admits that process alone.
+ * What that engine cannot probe (anonymous and writable memory) goes to
+ * the memory engine instead.
  */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -48,6 +16,11 @@
 
 #include "uprobes_process.h"
 
+/*
+ * Only the point's process: the engine writes the breakpoint into that mm
+ * alone (with the same copy-on-write as ptrace: other processes mapping
+ * the file keep their page).
+ */
 static bool site_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 {
 	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.ino.uc);
@@ -55,6 +28,18 @@ static bool site_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
 	return mm == pp->proc->mm;
 }
 
+/*
+ * The consumer's handler: hands the hit to uprobe_point_hit() when the
+ * current mm is the target's and the trap is at the registered address.
+ * It runs in the probed task, under rcu_read_lock_trace(), and may sleep.
+ *
+ * A fork child inherits the probed page.  Its first hit reaches us with
+ * another mm: we answer UPROBE_HANDLER_REMOVE, the engine asks our
+ * filter, which refuses that mm, and removes the breakpoint from the
+ * child.  The child never reaches a handler; it takes one extra trap per
+ * probepoint (utrace-based uprobes stripped the child at fork;
+ * Documentation/trace/uprobes-process.rst says so).
+ */
 static int site_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct uprobe_point *pp = container_of(uc, struct uprobe_point, site.ino.uc);
@@ -82,6 +67,10 @@ static int read_byte(struct mm_struct *mm, unsigned long vaddr, u8 *b)
  * the inode engine's: then pp->site.ino holds a reference to the file.
  * Anonymous and writable private memory is the memory engine's: 1, with
  * *@file (a reference, or NULL for anonymous memory) and *@offset set.
+ * Shared and hugetlb executable mappings get -EOPNOTSUPP, since a
+ * breakpoint there would change bytes another mapping or process reads.
+ * The vma is looked up once, at registration; a later munmap is the
+ * caller's job, as the API documents.
  */
 static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm,
 			struct file **file, loff_t *offset)
@@ -113,6 +102,26 @@ static int site_resolve(struct uprobe_point *pp, struct mm_struct *mm,
  * uprobe_site_attach - place the breakpoint of a new probepoint
  * @pp: the point; pp->proc and pp->vaddr are set
  * @mm: the target address space, with a reference (mm_users) held
+ *
+ * For file text the kernel keeps one breakpoint engine: a probe is a
+ * (file, offset) pair, and each consumer's filter says in which address
+ * spaces the breakpoint goes.  uprobe_events, perf and BPF use it; a
+ * second engine writing its own int3s there would fight it for them.  So
+ * the point, (process, address), becomes:
+ *
+ *  1. the file and offset the process maps at that address
+ *     (site_resolve(), which sends what the inode engine cannot probe to
+ *     the memory engine before we ask it);
+ *  2. a consumer whose filter admits only that process's mm
+ *     (site_filter());
+ *  3. a handler that hands the process's hits to uprobe_point_hit()
+ *     (site_handler()).
+ *
+ * A breakpoint already in memory that no inode probe placed (a
+ * debugger's, or one in the program itself) gets -EBUSY: the engine
+ * would take it as its own and silently share it.
+ *
+ * Context: sleeps; under the layer's mutex.
  *
  * Return: 0 once the breakpoint is in @mm, or -errno and nothing changed.
  */
@@ -191,6 +200,8 @@ out_put:
  *
  * The engine may still be running its handler on another CPU; call
  * uprobe_site_sync() and then uprobe_site_release() before freeing @pp.
+ *
+ * Context: sleeps; under the layer's mutex.
  */
 void uprobe_site_detach(struct uprobe_point *pp)
 {
@@ -208,6 +219,8 @@ void uprobe_site_detach(struct uprobe_point *pp)
  * The inode engine's handlers run under rcu_read_lock_trace(), which
  * uprobe_unregister_sync() waits for; the memory engine's under an SRCU
  * of its own, which uprobe_mem_sync() waits for.
+ *
+ * Context: sleeps; called outside the layer's mutex.
  */
 void uprobe_site_sync(void)
 {

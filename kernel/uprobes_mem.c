@@ -2,42 +2,21 @@
 /*
  * Per-process uprobes, memory engine: breakpoints in the executable
  * memory the inode engine cannot patch, anonymous memory (JIT code) and
- * writable private mappings, of 64-bit x86 processes.  What a program
- * sees is described in Documentation/trace/uprobes-process.rst.
+ * writable private mappings.  What a program sees is described in
+ * Documentation/trace/uprobes-process.rst.  The arch decodes, emulates
+ * and builds slots behind the arch_uprobe_mem_* interface
+ * (<linux/uprobes_mem.h>); nothing here knows an instruction set.
  *
- * A site is keyed by (mm, address), not (inode, offset), and its int3 is
- * written into that mm alone, with ptrace's copy-on-write; never into a
- * shared mapping (swap_byte()), whose other users would read it.
- *
- * A hit: the int3 exception of a user task asks uprobe_mem_int3() first,
- * before the die notifiers through which the inode engine would mark the
- * task and look its own breakpoint up on the way back to user space: the
- * hit is taken there and then, in one pass.  The site is found in a hash
- * table without mmap_lock.  After the handlers the instruction runs with
- * no second trap: emulated (a push here, branches by the arch's uprobe
- * emulation), or from the site's slot, a copy of it followed by an
- * absolute jump back, in a page this engine maps near the code
- * ("[uprobes-mem]") so that a RIP-relative displacement can be rebased.
- * A slot is never handed out again while the mm lives (a thread may stay
- * between its instruction and the jump back for as long as it likes);
- * the same bytes reuse it.  A signal never shows an ip in a slot
- * (uprobe_mem_signal()).
- *
- * The program owns its code: every hit checks that the int3 is still in
- * front of the probed instruction, so a stale copy never runs; a site
- * whose code was rewritten or unmapped is lost, and its int3 is taken
- * out (not left to SIGTRAP) when next met.  A fork child strips the
- * int3s it inherited before it first returns to user space.
+ * A site is keyed by (mm, address), not (inode, offset), and its
+ * breakpoint is written into that mm alone, with ptrace's copy-on-write;
+ * never into a shared mapping (swap_opcode()), whose other users would
+ * read it.  A hit is taken in the breakpoint exception, in one pass: the
+ * steps are at uprobe_mem_swbp().
  *
  * Locks: uprobe_mem_lock (a spinlock: the unmap and fork hooks run under
  * mmap_lock) guards the lists and the hash table's writers.  Attach and
  * detach are called under the layer's uprobes_mutex and sleep.  The hit
- * path takes no lock.  It runs in the exception of a task that was in
- * user mode, a context like a system call's: interrupts are enabled for
- * it, it may sleep.  It looks sites up and runs handlers under
- * uprobe_mem_srcu (sleepable, as the inode engine's tasks trace RCU); the
- * layer's uprobe_site_sync() waits for both (uprobe_mem_sync()) before a
- * detached site is released.
+ * path takes no lock: it runs under uprobe_mem_srcu (uprobe_mem_int3()).
  */
 #include <linux/mm.h>
 #include <linux/mmu_context.h>
@@ -53,7 +32,6 @@
 #include <linux/unaligned.h>
 #include <linux/srcu.h>
 #include <linux/uprobes.h>
-#include <asm/insn.h>
 
 #include "uprobes_process.h"
 #include "uprobes_mem.h"
@@ -76,7 +54,7 @@ LIST_HEAD(uprobe_mem_sites);
 static LIST_HEAD(uprobe_mem_strips);
 static DEFINE_HASHTABLE(uprobe_mem_table, 8);
 static int uprobe_mem_nr;		/* sites; the hooks' fast way out */
-static int uprobe_mem_lost;		/* lost sites; moved_int3()'s */
+static int uprobe_mem_lost;		/* lost sites; moved_bp()'s */
 DEFINE_STATIC_SRCU(uprobe_mem_srcu);	/* the hits' read side */
 
 /* the hash table's key of a site: hash_add_rcu() and site_lookup() */
@@ -104,7 +82,7 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
  * uprobe_mem_site_lost - the program took a site's code back
  * @s: the site, which a hit may hold after it left uprobe_mem_sites
  *
- * Counted, so that an int3 at no site looks for a lost one (moved_int3())
+ * Counted, so that a breakpoint at no site looks for a lost one (moved_bp())
  * only while there is one: the inode engine's hits pass there too.
  * Called under uprobe_mem_lock, as uprobe_mem_site_unlist(), which
  * uncounts it.  A hit may still hold a site that was unlisted meanwhile:
@@ -144,78 +122,6 @@ void uprobe_mem_site_unlist(struct uprobe_mem_site *s)
 
 /* ---- decode --------------------------------------------------------- */
 
-/* runs wrongly anywhere but at its own address, and is not emulated */
-static bool insn_needs_home(struct insn *insn)
-{
-	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
-	u8 reg = X86_MODRM_REG(insn->modrm.value);
-
-	switch (op1) {
-	case 0xe0 ... 0xe3:	/* loop*, jrcxz: rel8 */
-	case 0xcc ... 0xce:	/* int3, int n, into */
-	case 0xcf:		/* iret */
-	case 0xca: case 0xcb:	/* far ret */
-	case 0x9a: case 0xea:	/* far call/jmp */
-		return true;
-	case 0xc7:
-		return insn->modrm.value == 0xf8;	/* xbegin rel32 */
-	case 0xff:
-		return reg == 2 || reg == 3;	/* call indirect, near/far */
-	case 0x0f:
-		return op2 == 0x05 || op2 == 0x34 || op2 == 0x07; /* syscall */
-	}
-	return false;
-}
-
-/*
- * Relative jumps, calls and jccs: the arch emulates them and a copy could
- * not run elsewhere, so they get no slot.  A VEX or EVEX instruction is
- * none, whatever its opcode byte (vpshufd is 0x70 in its map): the arch's
- * branch decode looks at that byte alone, so the engine never asks the
- * arch to emulate anything else (uprobe_mem_insn.emulated).
- */
-static bool insn_is_branch(struct insn *insn)
-{
-	u8 op1 = insn->opcode.bytes[0], op2 = insn->opcode.bytes[1];
-
-	if (insn->vex_prefix.nbytes)
-		return false;
-	return op1 == 0xe8 || op1 == 0xe9 || op1 == 0xeb ||
-	       (op1 >= 0x70 && op1 <= 0x7f) ||
-	       (op1 == 0x0f && op2 >= 0x80 && op2 <= 0x8f);
-}
-
-/*
- * push %reg, with or without a REX prefix (no other prefix): emulated by
- * emulate_push() with one put_user(), the commonest first instruction of
- * a function.  Returns 1 + the register's offset in pt_regs, or 0.
- */
-static u8 insn_push_reg(struct insn *insn)
-{
-	static const u8 push_regs[16] = {
-		offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
-		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
-		offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
-		offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
-		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
-		offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
-		offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
-		offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
-	};
-	u8 op = insn->opcode.bytes[0];
-
-	/*
-	 * no legacy prefix, no REX2 (whose B4 bit would name r16-r31), no
-	 * VEX (c5 f8 57 c0 is vxorps)
-	 */
-	if (insn->prefixes.nbytes || insn->rex_prefix.nbytes > 1 ||
-	    insn->vex_prefix.nbytes || insn->opcode.nbytes != 1 ||
-	    op < 0x50 || op > 0x57)
-		return 0;
-	return 1 + push_regs[(op & 7) |
-			     (X86_REX_B(insn->rex_prefix.value) ? 8 : 0)];
-}
-
 /**
  * uprobe_mem_insn_analyze - decode an instruction, and say how it will run
  * @mi: its bytes in mi->insn
@@ -223,33 +129,21 @@ static u8 insn_push_reg(struct insn *insn)
  * @vaddr: ... and its address there
  * @n: how many bytes of mi->insn are the program's
  *
+ * The arch decodes it (arch_uprobe_mem_analyze()); one it does not only
+ * emulate gets a slot.
+ *
  * Return: 0 once it is emulated or has a slot; -EOPNOTSUPP for one that
  * neither can run, -EFAULT for a truncated one, -ENOMEM.
  */
 int uprobe_mem_insn_analyze(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 			    unsigned long vaddr, int n)
 {
-	struct insn insn;
 	int ret;
 
-	if (insn_decode(&insn, mi->insn, n, INSN_MODE_64) < 0)
-		return n < sizeof(mi->insn) ? -EFAULT : -EOPNOTSUPP;
-	mi->len = insn.length;
-	if (insn_needs_home(&insn))
-		return -EOPNOTSUPP;
-	memcpy(mi->arch.insn, mi->insn, sizeof(mi->insn));
-	ret = arch_uprobe_analyze_insn(&mi->arch, mm, vaddr);
-	if (ret)
-		return ret <= -EBADHANDLE ? -EOPNOTSUPP : ret;
-	if (insn_is_branch(&insn)) {
-		mi->emulated = true;	/* no slot */
-		return 0;
-	}
-	/* a plain nop: the arch's emulation moves ip on */
-	mi->emulated = insn.length == 1 && insn.opcode.bytes[0] == 0x90;
-	mi->push = insn_push_reg(&insn);
-	if (insn_rip_relative(&insn))
-		mi->disp_off = insn_offset_displacement(&insn);
+	ret = arch_uprobe_mem_analyze(&mi->arch, mi->insn, n, &mi->len, mm,
+				      vaddr);
+	if (ret <= 0)
+		return ret;	/* refused, or emulated with no slot */
 	mi->slot = uprobe_mem_slot_get(mm, mi, vaddr);
 	return mi->slot ? 0 : -ENOMEM;
 }
@@ -262,7 +156,7 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 	n = access_remote_vm(mm, vaddr, mi->insn, sizeof(mi->insn), FOLL_FORCE);
 	if (n <= 0)
 		return -EFAULT;
-	if (mi->insn[0] == UPROBE_SWBP_INSN)
+	if (uprobe_mem_is_bp(mi->insn))
 		return -EBUSY;		/* a breakpoint we did not place */
 	return uprobe_mem_insn_analyze(mi, mm, vaddr, n);
 }
@@ -270,16 +164,18 @@ static int insn_prepare(struct uprobe_mem_insn *mi, struct mm_struct *mm,
 /* ---- the engine binding's calls ----------------------------------- */
 
 /*
- * Changes one byte of @mm's code from @old to @new, with ptrace's
- * copy-on-write, and only where the mapping is private: the mapping
- * checked at registration may have been replaced since, and an int3 in a
- * shared one would reach the file and every other process mapping it.
- * The byte is compared and written at once (the page the program writes
- * its code to is the one changed here), so code the program writes
- * meanwhile (a JIT) is never overwritten with a stale byte.  Returns 0,
- * -EAGAIN if the byte was not @old, or -EFAULT or -EINTR.
+ * Changes the opcode (UPROBE_SWBP_INSN_SIZE bytes) of @mm's code at
+ * @vaddr from @old to @new, with ptrace's copy-on-write, and only where
+ * the mapping is private: the mapping checked at registration may have
+ * been replaced since, and a breakpoint in a shared one would reach the
+ * file and every other process mapping it.  The opcode is compared and
+ * written at once (the page the program writes its code to is the one
+ * changed here), so code the program writes meanwhile (a JIT) is never
+ * overwritten with a stale byte.  Returns 0, -EAGAIN if the opcode was
+ * not @old, or -EFAULT or -EINTR.
  */
-static int swap_byte(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
+static int swap_opcode(struct mm_struct *mm, unsigned long vaddr,
+		       uprobe_opcode_t old, uprobe_opcode_t new)
 {
 	struct vm_area_struct *vma;
 	struct page *page;
@@ -293,8 +189,9 @@ static int swap_byte(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
 	    get_user_pages_remote(mm, vaddr, 1, FOLL_FORCE | FOLL_WRITE,
 				  &page, NULL) == 1) {
 		kaddr = kmap_local_page(page);
-		ret = try_cmpxchg((u8 *)kaddr + offset_in_page(vaddr), &old,
-				  new) ? 0 : -EAGAIN;
+		ret = try_cmpxchg((uprobe_opcode_t *)(kaddr +
+						      offset_in_page(vaddr)),
+				  &old, new) ? 0 : -EAGAIN;
 		kunmap_local(kaddr);
 		if (!ret)
 			set_page_dirty_lock(page);
@@ -305,32 +202,35 @@ static int swap_byte(struct mm_struct *mm, unsigned long vaddr, u8 old, u8 new)
 }
 
 /*
- * Our int3 at @vaddr goes, @orig back in its place; an int3 the program
- * has overwritten meanwhile was not ours any more: 0 as well.
+ * Our breakpoint at @vaddr goes, @orig back in its place; a breakpoint
+ * the program has overwritten meanwhile was not ours any more: 0 as well.
  */
-static int restore_byte(struct mm_struct *mm, unsigned long vaddr, u8 orig)
+static int restore_opcode(struct mm_struct *mm, unsigned long vaddr,
+			  uprobe_opcode_t orig)
 {
-	int ret = swap_byte(mm, vaddr, UPROBE_SWBP_INSN, orig);
+	int ret = swap_opcode(mm, vaddr, UPROBE_SWBP_INSN, orig);
 
 	return ret == -EAGAIN ? 0 : ret;
 }
 
 /*
- * Is the int3 at @vaddr still the one a site put there?  Its first byte
- * is, and the rest is the instruction: all of it where @whole (a lost
- * site, whose address new code may reuse), as much of it as is still
- * mapped otherwise (the rest may be on a page gone).  An int3 the program
- * wrote itself (padding in freed code) is then not taken for ours.
+ * Is the breakpoint at @vaddr still the one a site put there?  Its
+ * opcode is, and the rest is the instruction: all of it where @whole (a
+ * lost site, whose address new code may reuse), as much of it as is
+ * still mapped otherwise (the rest may be on a page gone).  A breakpoint
+ * the program wrote itself (padding in freed code) is then not taken for
+ * ours.
  */
-static bool int3_is_ours(struct mm_struct *mm, unsigned long vaddr,
-			 const u8 *insn, int len, bool whole)
+static bool bp_is_ours(struct mm_struct *mm, unsigned long vaddr,
+		       const u8 *insn, int len, bool whole)
 {
 	u8 cur[MAX_UINSN_BYTES];
 	int n = access_remote_vm(mm, vaddr, cur, len, FOLL_FORCE);
 
-	if (n < (whole ? len : 1) || cur[0] != UPROBE_SWBP_INSN)
+	if (n < (whole ? len : UPROBE_SWBP_INSN_SIZE) || !uprobe_mem_is_bp(cur))
 		return false;
-	return !memcmp(cur + 1, insn + 1, min(n, len) - 1);
+	return !memcmp(cur + UPROBE_SWBP_INSN_SIZE, insn + UPROBE_SWBP_INSN_SIZE,
+		       min(n, len) - UPROBE_SWBP_INSN_SIZE);
 }
 
 /**
@@ -340,10 +240,11 @@ static bool int3_is_ours(struct mm_struct *mm, unsigned long vaddr,
  * @file: the private file mapping's file (a reference this takes), or NULL
  * @offset: ... and the instruction's offset in it
  *
- * Return: 0 once the int3 is in @mm; -EOPNOTSUPP for a 32-bit process or
- * an instruction this engine cannot run; -EBUSY for a breakpoint already
- * there; -EAGAIN if the program changed the instruction's first byte
- * while it was being read and the int3 written; -EFAULT, -ENOMEM; on
+ * Return: 0 once the breakpoint is in @mm; -EOPNOTSUPP for a process
+ * (arch_uprobe_mem_mm_ok()) or an instruction this engine cannot run;
+ * -EBUSY for a breakpoint already there; -EAGAIN if the program changed
+ * the instruction's opcode while it was being read and the breakpoint
+ * written; -EFAULT, -ENOMEM; on
  * error nothing is changed (a slot made for the instruction stays for a
  * later try).
  */
@@ -354,7 +255,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	struct uprobe_mem_insn *mi;
 	int ret;
 
-	if (!is_64bit_mm(mm))
+	if (!arch_uprobe_mem_mm_ok(mm))
 		return -EOPNOTSUPP;
 	mi = kzalloc(sizeof(*mi), GFP_KERNEL);
 	if (!mi)
@@ -370,7 +271,7 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	s->flags = 0;
 	s->file = file;
 	s->offset = offset;
-	/* hashed (and seen by a fork) before the int3 can be hit */
+	/* hashed (and seen by a fork) before the breakpoint can be hit */
 	spin_lock(&uprobe_mem_lock);
 	uprobe_mem_site_list(s, &uprobe_mem_sites);
 	spin_unlock(&uprobe_mem_lock);
@@ -383,13 +284,14 @@ int uprobe_mem_attach(struct uprobe_point *pp, struct mm_struct *mm,
 	set_bit(MMF_HAS_UPROBES, &mm->flags);
 	mmap_write_unlock(mm);
 
-	ret = swap_byte(mm, s->vaddr, mi->insn[0], UPROBE_SWBP_INSN);
+	ret = swap_opcode(mm, s->vaddr, uprobe_mem_opcode(mi->insn),
+			  UPROBE_SWBP_INSN);
 	if (!ret)
 		return 0;
 	spin_lock(&uprobe_mem_lock);
 	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
-	uprobe_mem_sync();	/* a lookup of a foreign int3 there */
+	uprobe_mem_sync();	/* a lookup of a foreign breakpoint there */
 out_free:
 	kfree(mi);
 	return ret;
@@ -399,9 +301,9 @@ out_free:
  * uprobe_mem_detach - take a point's breakpoint out
  * @pp: a point uprobe_mem_attach() placed
  *
- * The original byte goes back where the int3 still is (the program may
- * have rewritten the code, the int3 with it); for a lost site, only if
- * the rest of the instruction is still there too.
+ * The original opcode goes back where the breakpoint still is (the
+ * program may have rewritten the code, the breakpoint with it); for a
+ * lost site, only if the rest of the instruction is still there too.
  * A hit already in the trap may still find the site; the caller waits
  * with uprobe_site_sync() before uprobe_mem_release().
  */
@@ -411,12 +313,13 @@ void uprobe_mem_detach(struct uprobe_point *pp)
 	struct uprobe_mem_insn *mi = s->mi;
 
 	if (!test_bit(UPROBE_MEM_DEAD, &s->flags) && mmget_not_zero(s->mm)) {
-		if (int3_is_ours(s->mm, s->vaddr, mi->insn, mi->len,
-				 test_bit(UPROBE_MEM_LOST, &s->flags)))
-			restore_byte(s->mm, s->vaddr, mi->insn[0]);
+		if (bp_is_ours(s->mm, s->vaddr, mi->insn, mi->len,
+			       test_bit(UPROBE_MEM_LOST, &s->flags)))
+			restore_opcode(s->mm, s->vaddr,
+				       uprobe_mem_opcode(mi->insn));
 		mmput(s->mm);
 	}
-	/* after the byte: a trap that finds no site sees it back */
+	/* after the opcode: a trap that finds no site sees it back */
 	spin_lock(&uprobe_mem_lock);
 	uprobe_mem_site_unlist(s);
 	spin_unlock(&uprobe_mem_lock);
@@ -460,8 +363,8 @@ void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp)
 /* ---- the inode engine's calls ------------------------------------- */
 
 /*
- * The program changed the instruction under the int3, or the site was
- * lost: the first byte goes back (the program never wrote it) and the
+ * The program changed the instruction under the breakpoint, or the site
+ * was lost: the opcode goes back (the program never wrote it) and the
  * code runs as it is now, unprobed from then on.  A site detached since
  * the hit found it is detach's to restore (a new site may be at the same
  * address already): nothing is written.
@@ -475,37 +378,40 @@ static int site_lose(struct uprobe_mem_site *s)
 	spin_unlock(&uprobe_mem_lock);
 	if (!listed)
 		return 0;
-	return restore_byte(current->mm, s->vaddr, s->mi->insn[0]);
+	return restore_opcode(current->mm, s->vaddr,
+			      uprobe_mem_opcode(s->mi->insn));
 }
 
 /*
- * An int3 at no site that is no longer there (a probe of either engine,
- * or a debugger's, removed while its hit was on the way): the thread goes
- * back to run what is there now, as the inode engine's handle_swbp()
- * would after the die chain and the way back to user space.  A shortcut
- * only: the same holds for any process with MMF_HAS_UPROBES.
+ * A breakpoint at no site that is no longer there (a probe of either
+ * engine, or a debugger's, removed while its hit was on the way): the
+ * thread goes back to run what is there now, as the inode engine's
+ * handle_swbp() would after the die chain and the way back to user
+ * space.  A shortcut only: the same holds for any process with
+ * MMF_HAS_UPROBES.
  */
-static bool gone_int3(struct pt_regs *regs, unsigned long bp_vaddr)
+static bool gone_bp(struct pt_regs *regs, unsigned long bp_vaddr)
 {
-	u8 b;
+	uprobe_opcode_t b;
 
-	if (get_user(b, (u8 __user *)bp_vaddr) || b == UPROBE_SWBP_INSN)
+	if (get_user(b, (uprobe_opcode_t __user *)bp_vaddr) ||
+	    b == UPROBE_SWBP_INSN)
 		return false;
 	instruction_pointer_set(regs, bp_vaddr);
 	return true;
 }
 
 /*
- * An int3 at no site: one mremap() moved?  mremap() moves the pages, int3
- * and all, and only the old range is unmapped (the site is lost there).
- * If the int3 is at a lost site's offset in its page, followed by the
- * rest of that site's instruction (two bytes or more), in memory the
- * inode engine never patches (anonymous or writable: its own int3s are
- * not taken for ours), the first byte goes back.  A debugger's int3 in
- * such memory with the same bytes after it would be taken for one.
- * Returns true if it did (restart at @bp_vaddr).
+ * A breakpoint at no site: one mremap() moved?  mremap() moves the pages,
+ * breakpoint and all, and only the old range is unmapped (the site is
+ * lost there).  If the breakpoint is at a lost site's offset in its page,
+ * followed by the rest of that site's instruction (a byte or more), in
+ * memory the inode engine never patches (anonymous or writable: its own
+ * breakpoints are not taken for ours), the opcode goes back.  A
+ * debugger's breakpoint in such memory with the same bytes after it
+ * would be taken for one.  Returns true if it did (restart at @bp_vaddr).
  */
-static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
+static bool moved_bp(struct pt_regs *regs, unsigned long bp_vaddr)
 {
 	struct uprobe_mem_site *s, *found = NULL;
 	struct vm_area_struct *vma;
@@ -523,14 +429,17 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 		return false;
 	n = MAX_UINSN_BYTES - copy_from_user(cur, (void __user *)bp_vaddr,
 					     MAX_UINSN_BYTES);
-	if (n < 2 || cur[0] != UPROBE_SWBP_INSN)
+	if (n <= UPROBE_SWBP_INSN_SIZE || !uprobe_mem_is_bp(cur))
 		return false;
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
-		if (s->mm == current->mm && s->mi->len >= 2 && s->mi->len <= n &&
+		if (s->mm == current->mm &&
+		    s->mi->len > UPROBE_SWBP_INSN_SIZE && s->mi->len <= n &&
 		    test_bit(UPROBE_MEM_LOST, &s->flags) &&
 		    offset_in_page(s->vaddr) == offset_in_page(bp_vaddr) &&
-		    !memcmp(cur + 1, s->mi->insn + 1, s->mi->len - 1)) {
+		    !memcmp(cur + UPROBE_SWBP_INSN_SIZE,
+			    s->mi->insn + UPROBE_SWBP_INSN_SIZE,
+			    s->mi->len - UPROBE_SWBP_INSN_SIZE)) {
 			found = s;	/* freed only after the hit's grace period */
 			break;
 		}
@@ -543,7 +452,8 @@ static bool moved_int3(struct pt_regs *regs, unsigned long bp_vaddr)
 	if (!vma || (vma->vm_file && !(vma->vm_flags & VM_WRITE)))
 		found = NULL;		/* the inode engine's kind of memory */
 	mmap_read_unlock(current->mm);
-	if (!found || restore_byte(current->mm, bp_vaddr, found->mi->insn[0]))
+	if (!found || restore_opcode(current->mm, bp_vaddr,
+				     uprobe_mem_opcode(found->mi->insn)))
 		return false;
 	instruction_pointer_set(regs, bp_vaddr);
 	return true;
@@ -555,55 +465,59 @@ static noinline bool insn_tail_unchanged(struct uprobe_mem_insn *mi,
 {
 	u8 tail[MAX_UINSN_BYTES];
 
-	return !copy_from_user(tail, (void __user *)vaddr + 1, mi->len - 1) &&
-	       !memcmp(tail, mi->insn + 1, mi->len - 1);
+	return !copy_from_user(tail, (void __user *)vaddr + UPROBE_SWBP_INSN_SIZE,
+			       mi->len - UPROBE_SWBP_INSN_SIZE) &&
+	       !memcmp(tail, mi->insn + UPROBE_SWBP_INSN_SIZE,
+		       mi->len - UPROBE_SWBP_INSN_SIZE);
 }
 
 /*
- * Is the instruction behind a site's int3 at @vaddr still the one
+ * Is the instruction behind a site's breakpoint at @vaddr still the one
  * probed?  For one of up to eight bytes, one load that stays within the
- * int3's page compares it (the bytes after it are the program's too).
+ * breakpoint's page compares it (the bytes after it are the program's
+ * too), as little-endian words whatever the CPU's byte order.
  */
 static bool insn_unchanged(struct uprobe_mem_insn *mi, unsigned long vaddr)
 {
-	u64 now;
+	__le64 now;
 
-	if (mi->len == 1)
+	if (mi->len <= UPROBE_SWBP_INSN_SIZE)
 		return true;
 	if (mi->len <= sizeof(now) &&
 	    offset_in_page(vaddr) <= PAGE_SIZE - sizeof(now) &&
-	    !get_user(now, (u64 __user *)vaddr))
-		return !((now ^ get_unaligned((u64 *)mi->insn)) &
-			 GENMASK_ULL(mi->len * 8 - 1, 8));
+	    !get_user(now, (__le64 __user *)vaddr))
+		return !((le64_to_cpu(now) ^ get_unaligned_le64(mi->insn)) &
+			 GENMASK_ULL(mi->len * 8 - 1,
+				     UPROBE_SWBP_INSN_SIZE * 8));
 	return insn_tail_unchanged(mi, vaddr);
 }
 
 /*
- * A push, as the CPU would run it, ip at @mi's int3: false if it cannot
- * be done here (no push, a debugger single-stepping, the stack not
- * writable), and the slot runs it (where it traps or faults as the
- * program's own push would).
- */
-static bool emulate_push(struct uprobe_mem_insn *mi, struct pt_regs *regs)
-{
-	unsigned long sp = regs->sp - sizeof(long);
-
-	if (!mi->push || (regs->flags & X86_EFLAGS_TF) ||
-	    put_user(regs_get_register(regs, mi->push - 1),
-		     (unsigned long __user *)sp))
-		return false;
-	regs->sp = sp;
-	regs->ip += mi->len;
-	return true;
-}
-
-/*
  * A breakpoint hit at @bp_vaddr, if it is one of this engine's, under
- * uprobe_mem_srcu: runs the point's handlers, then the instruction
- * (emulated, or from its slot; an instruction changed under the int3 is
- * run again as it is now).  Returns true if the hit was this engine's.
- * Out of line: every user int3 of a process with uprobes passes through
+ * uprobe_mem_srcu.  Returns true if the hit was this engine's.  Out of
+ * line: every user breakpoint of a process with uprobes passes through
  * uprobe_mem_int3(), which should not pay this one's frame to leave.
+ *
+ * The hit, in one pass, where the inode engine would mark the task in
+ * the die notifiers and look its breakpoint up on the way back to user
+ * space:
+ *
+ * 1. The site is found in a hash table keyed by (mm, address), without
+ *    mmap_lock.  At no site, the breakpoint may be gone already
+ *    (gone_bp()) or moved by mremap() (moved_bp()).
+ * 2. The program owns its code: the hit checks that the breakpoint is
+ *    still in front of the probed instruction, so a stale copy never
+ *    runs.  A site whose code was rewritten or unmapped is lost, and its
+ *    breakpoint is taken out (not left to SIGTRAP) when next met; the
+ *    instruction then runs as it is now.  A front may leave the hit to
+ *    the inode engine (uprobe_mem_front_takes()).
+ * 3. The point's handlers run, with utask->auprobe set as the inode
+ *    engine sets it; a handler that moved ip took the instruction's place.
+ * 4. The instruction runs with no second trap: emulated by the arch
+ *    (arch_uprobe_mem_emulate()), or from the site's slot, a copy of it
+ *    that goes on at the next instruction by itself, in a page this
+ *    engine maps near the code (uprobe_mem_slot_get()).  A signal never
+ *    shows an ip in a slot (uprobe_mem_signal()).
  */
 static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 				     unsigned long bp_vaddr)
@@ -615,7 +529,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 
 	s = site_lookup(current->mm, bp_vaddr);
 	if (!s)
-		return gone_int3(regs, bp_vaddr) || moved_int3(regs, bp_vaddr);
+		return gone_bp(regs, bp_vaddr) || moved_bp(regs, bp_vaddr);
 	mi = s->mi;
 	same = insn_unchanged(mi, bp_vaddr);
 	lost = test_bit(UPROBE_MEM_LOST, &s->flags);	/* read once */
@@ -624,8 +538,8 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 		return false;	/* the inode engine's, by the die notifiers */
 	if (lost && !same)
 		return false;	/* new code at a lost site's address */
-	if (lost || !same || !user_64bit_mode(regs)) {
-		/* if the byte cannot go back, the int3 is left to SIGTRAP */
+	if (lost || !same || !arch_uprobe_mem_regs_ok(regs)) {
+		/* if the opcode cannot go back, the breakpoint is SIGTRAP's */
 		if (site_lose(s))
 			return false;
 		instruction_pointer_set(regs, bp_vaddr);
@@ -642,42 +556,45 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 	utask = uprobe_get_utask();
 	if (!utask || task_sigpending(current))
 		goto out;
-	utask->auprobe = &mi->arch;
+	utask->auprobe = &mi->arch.auprobe;
 	uprobe_point_hit(s->pp, regs);
 	utask->auprobe = NULL;
 
 	/* a handler that moved ip took the instruction's place */
-	if (instruction_pointer(regs) != bp_vaddr || emulate_push(mi, regs) ||
-	    (mi->emulated && arch_uprobe_skip_sstep(&mi->arch, regs)))
+	if (instruction_pointer(regs) != bp_vaddr ||
+	    arch_uprobe_mem_emulate(&mi->arch, mi->len, regs))
 		goto out;
 	if (mi->slot) {
 		uprobe_mem_slot_enter(regs, mi->slot);
 	} else {
-		/* a call whose push faulted, as the call itself would */
+		/* not emulated, and no slot: what running it would do */
 		instruction_pointer_set(regs, bp_vaddr);
-		force_sig_fault(SIGSEGV, SEGV_MAPERR,
-				(void __user *)(regs->sp - sizeof(long)));
+		arch_uprobe_mem_no_slot(&mi->arch, regs);
 	}
 out:
 	return true;
 }
 
 /**
- * uprobe_mem_int3 - a user int3: one of this engine's breakpoints?
- * @regs: the user registers, ip after the int3
+ * uprobe_mem_int3 - a user breakpoint: one of this engine's?
+ * @regs: the user registers, as the breakpoint trap left them
  *
- * Called from the int3 exception of a task in user mode, with interrupts
- * off, before the die notifiers.  Through those, the inode engine only
- * marks the task and looks its breakpoint up on the way back to user
- * space; this engine takes its hits here, in one pass.  The exception of
- * a user task runs in a context like a system call's: interrupts are on
- * while the handlers run, and they may sleep.  An int3 that is not this
+ * Called from the arch's breakpoint exception of a task in user mode,
+ * with interrupts off, before the die notifiers.  Through those, the
+ * inode engine only marks the task and looks its breakpoint up on the
+ * way back to user space; this engine takes its hits here, in one pass
+ * (uprobe_mem_swbp()).  The exception of a user task runs in a
+ * context like a system call's: interrupts are on while the handlers
+ * run, and they may sleep.  Sites are looked up and handlers run under
+ * uprobe_mem_srcu (sleepable, as the inode engine's tasks trace RCU);
+ * the layer's uprobe_site_sync() waits for both (uprobe_mem_sync())
+ * before a detached site is released.  A breakpoint that is not this
  * engine's goes on to the die notifiers as before.
  *
- * Context: the int3 exception, from user mode, interrupts off; enables
- * them while it looks (and disables them again), and may sleep.
- * Return: true if the int3 was this engine's, or is no longer there
- * (@regs say where to go on).
+ * Context: the breakpoint exception, from user mode, interrupts off;
+ * enables them while it looks (and disables them again), and may sleep.
+ * Return: true if the breakpoint was this engine's, or is no longer
+ * there (@regs say where to go on).
  */
 bool uprobe_mem_int3(struct pt_regs *regs)
 {
@@ -686,7 +603,7 @@ bool uprobe_mem_int3(struct pt_regs *regs)
 	int idx;
 
 	/* a site's process has MMF_HAS_UPROBES; a held thread, a slot */
-	held = current->thread.trap_nr == UPROBE_MEM_HELD_NR;
+	held = arch_uprobe_mem_trap_nr() == UPROBE_MEM_HELD_NR;
 	if (!held && (!READ_ONCE(uprobe_mem_nr) || !mm ||
 		      !test_bit(MMF_HAS_UPROBES, &mm->flags)))
 		return false;
@@ -722,7 +639,7 @@ void uprobe_mem_sync(void)
  *
  * Its sites are lost: whatever is mapped there later is not probed.
  * Called where the pages themselves go (not for page cache invalidation,
- * which leaves a private copy, and our int3 with it, in place).
+ * which leaves a private copy, and our breakpoint with it, in place).
  */
 void uprobe_mem_munmap(struct vm_area_struct *vma, unsigned long start,
 		       unsigned long end)
@@ -790,7 +707,7 @@ void uprobe_mem_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 		return;
 	/*
 	 * A site added meanwhile (at the list's tail, past the nr counted)
-	 * has no int3 in memory yet: its write waits for oldmm's mmap_lock.
+	 * has no breakpoint in memory yet: its write waits for oldmm's mmap_lock.
 	 */
 	st = kzalloc(struct_size(st, e, nr), GFP_KERNEL);
 	if (!st)
@@ -836,10 +753,10 @@ static void strip_work(struct callback_head *head)
 	if (!st)
 		return;
 	for (i = 0; i < st->nr; i++) {
-		if (int3_is_ours(current->mm, st->e[i].vaddr, st->e[i].insn,
-				 st->e[i].len, st->e[i].lost))
-			restore_byte(current->mm, st->e[i].vaddr,
-				     st->e[i].insn[0]);
+		if (bp_is_ours(current->mm, st->e[i].vaddr, st->e[i].insn,
+			       st->e[i].len, st->e[i].lost))
+			restore_opcode(current->mm, st->e[i].vaddr,
+				       uprobe_mem_opcode(st->e[i].insn));
 	}
 	kfree(st);
 }
@@ -848,6 +765,9 @@ static void strip_work(struct callback_head *head)
  * uprobe_mem_fork - a new task @t: a fork child strips its copies
  * @t: the child, not yet running
  * @flags: its clone flags
+ *
+ * A fork child strips the breakpoints it inherited (uprobe_mem_dup_mmap()
+ * noted them) before it first returns to user space.
  */
 void uprobe_mem_fork(struct task_struct *t, unsigned long flags)
 {
@@ -866,7 +786,7 @@ void uprobe_mem_fork(struct task_struct *t, unsigned long flags)
 		return;
 	work = kmalloc(sizeof(*work), GFP_KERNEL);
 	if (!work)
-		return;		/* its int3s stay: it gets SIGTRAP on a hit */
+		return;		/* its breakpoints stay: SIGTRAP on a hit */
 	init_task_work(work, strip_work);
 	if (task_work_add(t, work, TWA_RESUME))
 		kfree(work);

@@ -7,8 +7,10 @@
 #ifndef _KERNEL_UPROBES_MEM_H
 #define _KERNEL_UPROBES_MEM_H
 
+#include <linux/build_bug.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/uprobes.h>
 #include <linux/uprobes_mem.h>
 
@@ -18,23 +20,34 @@
 #define UPROBE_MEM_FRONT	2	/* in front of an inode point */
 #define UPROBE_MEM_GONE		3	/* a front whose memory went */
 
-/*
- * thread.trap_nr of a thread the handlers send to a slot, until it traps;
- * of one whose signals wait for the slot's second copy (its int3)
- */
-#define UPROBE_MEM_TRAP_NR	UINT_MAX
-#define UPROBE_MEM_HELD_NR	(UINT_MAX - 1)
-
-/* What runs in place of a site's int3. */
+/* What runs in place of a site's breakpoint. */
 struct uprobe_mem_insn {
-	struct arch_uprobe arch;	/* the arch's decode and emulation */
+	struct arch_uprobe_mem_insn arch; /* the arch's decode and emulation */
 	u8 insn[MAX_UINSN_BYTES];	/* the instruction as it was */
 	u8 len;
-	u8 disp_off;			/* of a RIP-relative displacement, or 0 */
-	u8 push;			/* 1 + pt_regs offset of push's reg, or 0 */
-	bool emulated;			/* by the arch: a branch, a nop */
 	unsigned long slot;		/* its slot, or 0: emulated only */
 };
+
+/*
+ * The breakpoint is the arch's uprobes one, UPROBE_SWBP_INSN, over the
+ * first UPROBE_SWBP_INSN_SIZE bytes of the instruction.
+ */
+static_assert(sizeof(uprobe_opcode_t) == UPROBE_SWBP_INSN_SIZE);
+
+/* the opcode in the first UPROBE_SWBP_INSN_SIZE bytes at @p */
+static inline uprobe_opcode_t uprobe_mem_opcode(const u8 *p)
+{
+	uprobe_opcode_t op;
+
+	memcpy(&op, p, sizeof(op));
+	return op;
+}
+
+/* is the breakpoint at @p? */
+static inline bool uprobe_mem_is_bp(const u8 *p)
+{
+	return uprobe_mem_opcode(p) == UPROBE_SWBP_INSN;
+}
 
 /* the sites and the slot pages: the lists, and the hash table's writers */
 extern spinlock_t uprobe_mem_lock;

@@ -1,41 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobes, memory engine: fronts.  A point on read-only file
- * text stays the inode engine's: its int3 is shared with uprobe_events,
- * perf and BPF, whose probes on the same instruction must go on seeing
- * every hit, and whose removal must not take ours out (or ours theirs).
- * But that engine takes a hit in two passes: the die notifiers mark the
- * task, and on its way back to user space the engine looks the breakpoint
- * up under mmap_lock, runs its consumers, and then single-steps the
- * instruction out of line, a second trap.
- *
- * A front is a site of the memory engine in front of such a point: in
- * the same hit table, keyed by (mm, address), with the instruction read
- * from the file and made ready as for the engine's own sites (emulated,
- * or run from a slot and jumped back from).  It writes no byte: the int3
- * is the inode engine's, placed for our consumer.  The int3 exception
- * finds the front first (uprobe_mem_int3()).  While our consumer is the
- * inode probe's only one, and the instruction behind the int3 is the
- * file's, the hit is taken there in one pass, as for the engine's own
- * sites.  Otherwise (another consumer came: a uprobe_events, perf or BPF
- * probe, a uretprobe; the bytes there are not what the front read) the
- * exception goes on to the die notifiers, and the inode engine runs all
- * its consumers, ours among them.  Either way our handlers run once per
- * hit, by one engine or the other, and the other consumers see every hit
- * they would have seen: one that registers while a hit is being taken
- * here may miss that hit, as if it had come just before it registered.
- *
- * A front is gone (UPROBE_MEM_GONE) when its memory is unmapped, since
- * the address may then hold other text, whose int3 would not be our
- * probe's, or its slot's page is.  A fork child has no front (the hit
- * table is keyed by mm): the inode engine strips it.
+ * text stays the inode engine's: its breakpoint is shared with
+ * uprobe_events, perf and BPF, whose probes on the same instruction must
+ * go on seeing every hit, and whose removal must not take ours out (or
+ * ours theirs).  But that engine takes a hit in two passes: the die
+ * notifiers mark the task, and on its way back to user space the engine
+ * looks the breakpoint up under mmap_lock, runs its consumers, and then
+ * single-steps the instruction out of line, a second trap.  A front is a
+ * site of the memory engine in front of such a point, which takes its
+ * hits in one pass where it can (uprobe_mem_front_takes()).
  *
  * Locks: fronts are added and removed under the layer's mutex, their
  * list and the hit table under uprobe_mem_lock; a hit finds one under
  * uprobe_mem_srcu, which uprobe_site_sync() waits for before
- * uprobe_mem_front_release().  A hit reads only our consumer's list node
- * (uprobe_sole_consumer()), never the inode probe, which may go with our
- * consumer while the hit runs.
+ * uprobe_mem_front_release().
  */
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -88,9 +67,16 @@ static int front_read(struct file *file, loff_t pos, u8 *buf, int n)
  * @pp: a point the inode engine has just placed in @mm
  * @mm: its address space, with a reference (mm_users) held
  *
- * Optional: a point with no front (a 32-bit process, an instruction this
- * engine cannot run, no memory) keeps every hit on the inode engine's
- * way, as before.
+ * The front is in the same hit table as the engine's own sites, keyed by
+ * (mm, address), with the instruction read from the file and made ready
+ * as for them (emulated, or run from a slot and jumped back from).  It
+ * writes no byte: the breakpoint is the inode engine's, placed for our
+ * consumer.  A fork child has no front (the hit table is keyed by mm):
+ * the inode engine strips it.
+ *
+ * Optional: a point with no front (a process the arch cannot probe,
+ * arch_uprobe_mem_mm_ok(); an instruction this engine cannot run; no
+ * memory) keeps every hit on the inode engine's way, as before.
  */
 void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
 {
@@ -99,7 +85,7 @@ void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
 	int n;
 
 	ino->front = NULL;
-	if (!is_64bit_mm(mm))
+	if (!arch_uprobe_mem_mm_ok(mm))
 		return;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -107,9 +93,9 @@ void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm)
 	s->mi = kzalloc(sizeof(*s->mi), GFP_KERNEL);
 	if (!s->mi)
 		goto out_free;
-	/* the file's bytes: memory holds the int3 already */
+	/* the file's bytes: memory holds the breakpoint already */
 	n = front_read(ino->file, ino->offset, s->mi->insn, sizeof(s->mi->insn));
-	if (n <= 0 || s->mi->insn[0] == UPROBE_SWBP_INSN ||
+	if (n <= 0 || uprobe_mem_is_bp(s->mi->insn) ||
 	    uprobe_mem_insn_analyze(s->mi, mm, pp->vaddr, n))
 		goto out_free;
 	s->pp = pp;
@@ -165,7 +151,23 @@ void uprobe_mem_front_release(struct uprobe_point *pp)
  * uprobe_mem_front_takes - is a hit at front @s this engine's to take?
  * @s: the front the hit found
  * @regs: the hit's registers
- * @same: whether the instruction behind the int3 is the one @s read
+ * @same: whether the instruction behind the breakpoint is the one @s read
+ *
+ * 1. The breakpoint exception finds the front first (uprobe_mem_int3()).
+ * 2. While our consumer is the inode probe's only one, and the
+ *    instruction behind the breakpoint is the file's, the hit is taken
+ *    there in one pass, as for the engine's own sites.
+ * 3. Otherwise (another consumer came: a uprobe_events, perf or BPF
+ *    probe, a uretprobe; the bytes there are not what the front read;
+ *    the front is gone) the exception goes on to the die notifiers, and
+ *    the inode engine runs all its consumers, ours among them.
+ *
+ * Either way our handlers run once per hit, by one engine or the other,
+ * and the other consumers see every hit they would have seen: one that
+ * registers while a hit is being taken here may miss that hit, as if it
+ * had come just before it registered.  A hit reads only our consumer's
+ * list node (uprobe_sole_consumer()), never the inode probe, which may go
+ * with our consumer while the hit runs.
  *
  * Context: the hit, under uprobe_mem_srcu.
  * Return: true if our consumer is the inode probe's only one and @s can
@@ -177,7 +179,8 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
 	struct uprobe_inode_site *ino = &s->pp->site.ino;
 
 	return same && !test_bit(UPROBE_MEM_GONE, &s->flags) &&
-	       user_64bit_mode(regs) && uprobe_sole_consumer(ino->iu, &ino->uc);
+	       arch_uprobe_mem_regs_ok(regs) &&
+	       uprobe_sole_consumer(ino->iu, &ino->uc);
 }
 
 /**
@@ -188,6 +191,10 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
  * @slots: the fronts whose slots were there (a page of slots), rather
  *	than those probing there
  *
+ * A front is gone (UPROBE_MEM_GONE) when its memory is unmapped, since
+ * the address may then hold other text, whose breakpoint would not be
+ * our probe's, or its slot's page is.
+ *
  * Context: from uprobe_mem_munmap() and the slot pages' close, under
  * uprobe_mem_lock.
  */
@@ -197,7 +204,7 @@ void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
 	struct uprobe_mem_site *s;
 	unsigned long at;
 
-	/* not the engine's lost sites: no int3 of ours to look for */
+	/* not the engine's lost sites: no breakpoint of ours to look for */
 	lockdep_assert_held(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_fronts, node) {
 		at = slots ? s->mi->slot : s->vaddr;

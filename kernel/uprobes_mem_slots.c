@@ -1,28 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobes, memory engine: the slots.  A probed instruction
- * that is not emulated runs from a slot of its own, a copy followed by
- * "jmp *0(%rip)" and the address of the next instruction, so no second
- * trap ends it.  Slots are in pages this engine maps into the process
- * ("[uprobes-mem]", a special mapping), within UPROBE_MEM_REACH of the
- * probed code, so that a RIP-relative displacement can be rebased.
- *
- * A slot is never handed out again while the mm lives: a thread may be
- * preempted, stopped or in a signal handler between a slot's instruction
- * and its jump back, for as long as it likes.  A slot whose bytes would be
- * the same (the same instruction probed again at the same address) is
- * reused; a process has at most UPROBE_MEM_AREAS pages of them.  The pages
- * go with the mm (uprobe_mem_slots_exit()), or when the program unmaps one
- * (its sites are then lost).  A signal never shows an ip in a slot
- * (uprobe_mem_signal()), nor a trap an si_addr (uprobe_mem_trap_addr()).
+ * that is not emulated runs from a slot of its own, which the arch
+ * builds (arch_uprobe_mem_build_slot()): a copy that goes on at the next
+ * instruction by itself, so no second trap ends it, and a second copy
+ * followed by a breakpoint.  Slots are in pages this engine maps into the
+ * process ("[uprobes-mem]", a special mapping), within UPROBE_MEM_REACH
+ * of the probed code, so that the copy reaches what the original did.
+ * A signal never shows an ip in a slot (uprobe_mem_signal()), nor a trap
+ * an si_addr (uprobe_mem_trap_addr()).
  *
  * Locks: uprobe_mem_lock guards the changes of the list of pages (taken
  * under mmap_lock by the fault and close handlers); the list is RCU, so
  * that a trap may look a slot up with interrupts off (slot_find()), and
- * a page's entry is freed after a grace period.  uprobe_mem_slot_get() is
- * called under the layer's mutex and takes the mm's mmap_lock for
- * writing, under which a page's slots are handed out (->used, published
- * with release after the slot's entry).
+ * a page's entry is freed after a grace period.
  */
 #include <linux/mm.h>
 #include <linux/highmem.h>
@@ -32,17 +23,14 @@
 #include <linux/sched/task_stack.h>
 #include <linux/security.h>
 #include <linux/slab.h>
-#include <linux/unaligned.h>
-#include <asm/insn.h>
 
 #include "uprobes_process.h"
 #include "uprobes_mem.h"
 
-#define UPROBE_MEM_SLOT_SIZE	64	/* a copy with a jump back, one with an int3 */
-#define UPROBE_MEM_SLOT_TRAP	32	/* the second copy's offset */
+/* UPROBE_MEM_SLOT_SIZE, _SLOT_TRAP and _REACH are the arch's */
 #define UPROBE_MEM_SLOTS	(PAGE_SIZE / UPROBE_MEM_SLOT_SIZE)
 #define UPROBE_MEM_AREAS	16	/* slot pages per process, at most */
-#define UPROBE_MEM_REACH	(SZ_1G)	/* slot to probed code, at most */
+static_assert(UPROBE_MEM_SLOT_SIZE == 2 * UPROBE_MEM_SLOT_TRAP);
 
 /* One page of slots in a process: a special mapping of this engine. */
 struct uprobe_mem_area {
@@ -86,7 +74,7 @@ static vm_fault_t slot_fault(const struct vm_special_mapping *sm,
 
 /*
  * The program unmapped a page of slots (or mapped over it): the sites
- * whose slots were there are lost, and their int3s are taken out when
+ * whose slots were there are lost, and their breakpoints are taken out when
  * next hit.  At exit_mmap() the area is gone already.
  */
 static void slot_close(const struct vm_special_mapping *sm,
@@ -143,7 +131,7 @@ static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
 	VMA_ITERATOR(vmi, mm, 0);
 	unsigned long prev = PAGE_ALIGN(mmap_min_addr) ?: PAGE_SIZE;
 	unsigned long best = 0, bestd = ULONG_MAX;
-	unsigned long top = min(mm->task_size, DEFAULT_MAP_WINDOW);
+	unsigned long top = min(mm->task_size, UPROBE_MEM_MAP_TOP);
 	struct vm_area_struct *vma;
 	bool last = false;
 
@@ -176,75 +164,32 @@ static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
 	return best;
 }
 
-/*
- * Does @mi's instruction go on at the next one?  A return or an indirect
- * jump does not: a thread whose signals wait for it is not held.
- */
-static bool insn_falls(struct uprobe_mem_insn *mi)
-{
-	struct insn insn;
-	u8 op;
-
-	/* a VEX opcode byte is one of its map's (vcmpps is 0xc2) */
-	if (insn_decode(&insn, mi->insn, mi->len, INSN_MODE_64) < 0 ||
-	    insn.opcode.nbytes != 1 || insn.vex_prefix.nbytes)
-		return true;
-	op = insn.opcode.bytes[0];
-	if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb || op == 0xcf)
-		return false;			/* ret, lret, iret */
-	return op != 0xff || X86_MODRM_REG(insn.modrm.value) < 2 ||
-	       X86_MODRM_REG(insn.modrm.value) == 6;	/* not call/jmp * */
-}
-
-/*
- * A copy of @mi's instruction, probed at @vaddr, at @at (@b's bytes): a
- * RIP-relative displacement is rebased to reach the same target from
- * there.  False if it cannot reach.
- */
-static bool slot_copy(struct uprobe_mem_insn *mi, unsigned long vaddr,
-		      unsigned long at, u8 *b)
-{
-	memcpy(b, mi->insn, mi->len);
-	if (mi->disp_off) {
-		s64 disp = (s32)get_unaligned((u32 *)(b + mi->disp_off));
-
-		disp += (s64)vaddr - (s64)at;
-		if (disp != (s32)disp)
-			return false;
-		put_unaligned((u32)disp, (u32 *)(b + mi->disp_off));
-	}
-	return true;
-}
-
-/*
- * The slot's bytes for @mi, probed at @vaddr, placed at @slot: the
- * instruction, then "jmp *0(%rip)" and the address of the next
- * instruction; at UPROBE_MEM_SLOT_TRAP a second copy followed by an int3,
- * which a thread runs when a signal came before the first copy ran
- * (uprobe_mem_signal()).  False if a displacement cannot reach.
- */
+/* The slot's bytes for @mi, probed at @vaddr, placed at @slot: the arch's. */
 static bool slot_fill(struct uprobe_mem_insn *mi, unsigned long vaddr,
 		      unsigned long slot, u8 *b)
 {
-	u64 next = vaddr + mi->len;
-
-	memset(b, UPROBE_SWBP_INSN, UPROBE_MEM_SLOT_SIZE);
-	if (!slot_copy(mi, vaddr, slot, b) ||
-	    !slot_copy(mi, vaddr, slot + UPROBE_MEM_SLOT_TRAP,
-		       b + UPROBE_MEM_SLOT_TRAP))
-		return false;
-	b[mi->len] = 0xff;			/* jmp *0(%rip) */
-	b[mi->len + 1] = 0x25;
-	memset(b + mi->len + 2, 0, 4);
-	memcpy(b + mi->len + 6, &next, sizeof(next));
-	return true;
+	return arch_uprobe_mem_build_slot(&mi->arch, mi->insn, mi->len, vaddr,
+					  slot, b);
 }
 
 /*
- * A slot in @mm for @mi at @vaddr: one already holding the same bytes if
- * there is one, else a new one, in a page of slots already there or a
- * new page mapped near @vaddr.  Called under the layer's mutex.
- * Returns its address, or 0.
+ * A slot in @mm for @mi at @vaddr, or 0.  Called under the layer's mutex:
+ *
+ * 1. Under the mm's mmap_lock for writing, under which a page's slots
+ *    are handed out, a slot of a page within UPROBE_MEM_REACH of @vaddr
+ *    that holds the same bytes (the same instruction probed again at the
+ *    same address) is reused.
+ * 2. Else a slot never used before is taken, in a page of slots already
+ *    there or a new page mapped near @vaddr; a process has at most
+ *    UPROBE_MEM_AREAS pages of them.
+ * 3. Its bytes are written, then its entry (whose it is, for signals),
+ *    then ->used, with release: slot_find() reads them after it.
+ *
+ * A slot is never handed out again while the mm lives: a thread may be
+ * preempted, stopped or in a signal handler between a slot's instruction
+ * and its way back, for as long as it likes.  The pages go with the mm
+ * (uprobe_mem_slots_exit()), or when the program unmaps one (its sites
+ * are then lost).
  */
 unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 				  struct uprobe_mem_insn *mi, unsigned long vaddr)
@@ -315,14 +260,15 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 	if (at && slot_fill(mi, vaddr, at, b)) {
 		/*
 		 * A slot never used before: no CPU has fetched from it.  The
-		 * int3 that leads there is written after this.
+		 * breakpoint that leads there is written after this.  Written
+		 * as the inode engine writes its slots, with whatever cache
+		 * maintenance the arch needs.
 		 */
-		kaddr = kmap_local_page(found->page);
-		memcpy(kaddr + found->used * UPROBE_MEM_SLOT_SIZE, b, sizeof(b));
-		kunmap_local(kaddr);
+		arch_uprobe_copy_ixol(found->page, at, b, sizeof(b));
 		WRITE_ONCE(found->slot[found->used].vaddr, vaddr);
 		WRITE_ONCE(found->slot[found->used].len, mi->len);
-		WRITE_ONCE(found->slot[found->used].falls, insn_falls(mi));
+		WRITE_ONCE(found->slot[found->used].falls,
+			   arch_uprobe_mem_falls(mi->insn, mi->len));
 		/* slot_find() reads the entry after ->used */
 		smp_store_release(&found->used, found->used + 1);
 		slot = at;
@@ -384,32 +330,32 @@ static unsigned long slot_unprobed(struct slot_at *at)
 }
 
 /*
- * thread.trap_nr, which a signal frame shows as trapno, loses the value
- * a slot left there (unless a trap has set it since): 0, a new thread's.
- * The trap number before the hit is not kept: no field of the thread is
- * free for it.  Not while the inode engine single-steps the thread
- * (its own UPROBE_TRAP_NR is the same value).
+ * The thread's trap number (arch_uprobe_mem_trap_nr()), which a signal
+ * frame may show, loses the value a slot left there (unless a trap has
+ * set it since): a new thread's.  The trap number before the hit is not
+ * kept: no field of the thread is free for it.  Not while the inode
+ * engine single-steps the thread (its own mark there may be the same).
  */
 static void trap_nr_restore(void)
 {
 	struct uprobe_task *utask = current->utask;
-	unsigned int nr = current->thread.trap_nr;
+	unsigned int nr = arch_uprobe_mem_trap_nr();
 
 	if ((nr == UPROBE_MEM_TRAP_NR || nr == UPROBE_MEM_HELD_NR) &&
 	    !(utask && utask->active_uprobe))
-		current->thread.trap_nr = 0;
+		arch_uprobe_mem_set_trap_nr(UPROBE_MEM_NEW_TRAP_NR);
 }
 
 /*
  * Holds current's signals, if the thread is at the first byte of a
  * copy that has not trapped (the handlers ran, the instruction did not)
  * and that goes on at the next instruction: the thread runs the second
- * copy, whose int3 lets them in.  Not a fatal one, checked under
+ * copy, whose breakpoint lets them in.  Not a fatal one, checked under
  * siglock as the flag is cleared.
  */
 static bool slot_hold(struct pt_regs *regs, struct slot_at *at)
 {
-	unsigned int nr = current->thread.trap_nr;
+	unsigned int nr = arch_uprobe_mem_trap_nr();
 	bool held = false;
 
 	if (at->off % UPROBE_MEM_SLOT_TRAP || !at->falls ||
@@ -423,7 +369,7 @@ static bool slot_hold(struct pt_regs *regs, struct slot_at *at)
 	spin_unlock_irq(&current->sighand->siglock);
 	if (!held)
 		return false;
-	current->thread.trap_nr = UPROBE_MEM_HELD_NR;
+	arch_uprobe_mem_set_trap_nr(UPROBE_MEM_HELD_NR);
 	instruction_pointer_set(regs, instruction_pointer(regs) - at->off +
 			       UPROBE_MEM_SLOT_TRAP);
 	return true;
@@ -442,9 +388,10 @@ static bool slot_hold(struct pt_regs *regs, struct slot_at *at)
  * instruction yet (a signal came on its way there) would run them a
  * second time from the probed address: that instruction runs first,
  * from the slot's second copy, with signals held as the inode engine
- * holds them while it single-steps; the int3 after that copy
+ * holds them while it single-steps; the breakpoint after that copy
  * (uprobe_mem_slot_trap()) lets them in, at the next instruction.  An
- * instruction that does not go on there (ret, jmp *) is not held.
+ * instruction that does not go on there (a return, an indirect jump) is
+ * not held (arch_uprobe_mem_falls()).
  *
  * Return: true if the signals wait until then.
  */
@@ -471,32 +418,32 @@ bool uprobe_mem_signal(void)
  * @regs: its registers
  * @slot: the slot of the instruction it hit
  *
- * Until a trap sets thread.trap_nr, it says that the thread is on its
- * way to, or in, a slot (uprobe_mem_signal()).
+ * Until a trap sets the thread's trap number, it says that the thread is
+ * on its way to, or in, a slot (uprobe_mem_signal()).
  */
 void uprobe_mem_slot_enter(struct pt_regs *regs, unsigned long slot)
 {
-	current->thread.trap_nr = UPROBE_MEM_TRAP_NR;
+	arch_uprobe_mem_set_trap_nr(UPROBE_MEM_TRAP_NR);
 	instruction_pointer_set(regs, slot);
 }
 
 /**
- * uprobe_mem_slot_trap - the int3 after a slot's second copy?
- * @regs: a user int3's registers, ip after the int3
+ * uprobe_mem_slot_trap - the breakpoint after a slot's second copy?
+ * @regs: a user breakpoint's registers, as its trap left them
  *
  * The instruction has run: the thread goes on at the next one, and the
- * signals uprobe_mem_signal() held are let in.  Asked for a user int3 of
- * a thread whose thread.trap_nr says it is held.
+ * signals uprobe_mem_signal() held are let in.  Asked for a user
+ * breakpoint of a thread whose trap number says it is held.
  *
- * Context: the int3 exception, from user mode, interrupts on.
- * Return: true if the int3 was one of those.
+ * Context: the breakpoint exception, from user mode, interrupts on.
+ * Return: true if the breakpoint was one of those.
  */
 bool uprobe_mem_slot_trap(struct pt_regs *regs)
 {
 	struct slot_at at;
 
-	if (current->thread.trap_nr != UPROBE_MEM_HELD_NR ||
-	    !slot_find(instruction_pointer(regs) - 1, &at) ||
+	if (arch_uprobe_mem_trap_nr() != UPROBE_MEM_HELD_NR ||
+	    !slot_find(uprobe_get_swbp_addr(regs), &at) ||
 	    at.off < UPROBE_MEM_SLOT_TRAP || at.off % UPROBE_MEM_SLOT_TRAP < at.len)
 		return false;
 	trap_nr_restore();

@@ -1,58 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Per-process uprobes: the register_uprobe(pid, vaddr) API
- * (Documentation/trace/uprobes-process.rst) as a layer over two engines:
- * the inode-based uprobes for file text, and uprobes_mem.c for anonymous
- * and writable memory (JIT code).
- *
- * Model.  A struct process_uprobe names a process and an address in it.
- * Probes at the same (process, address) share one probepoint (struct
- * uprobe_point); the points of one address space hang off one struct
- * uprobe_process, keyed by its mm.  uprobes_inode.c turns a point into a
- * breakpoint through one of the engines, which calls uprobe_point_hit(),
- * which runs the point's handlers in registration order.
- *
- * What utrace-based uprobes took from utrace, and what stands in for it here:
- *  - quiescing the process to write the breakpoint: the engine writes it
- *    with the mm's mmap_lock held for writing, as ptrace does, and never
- *    stops a thread; so no system call ends early with EINTR;
- *  - an engine per thread for clone/exec/exit reports: threads share the
- *    mm and so its breakpoints (later threads too); exec and exit both
- *    drop the mm, and the engine's uprobe_clear_state() calls
- *    uprobe_process_mm_exit(), which queues the reaping of that process's
- *    probes; fork children are stripped by the engine binding on their
- *    first hit (see uprobes_inode.c) and never reach a handler.
- *
- * Delayed operations.  A handler runs with the engine's locks and RCU
- * read side held (tasks trace, or the memory engine's SRCU); registering
- * or unregistering from there would wait on them.  So register_uprobe()
- * and unregister_uprobe() called from a handler check what they can at
- * once (-EBUSY, -EINVAL), queue the rest as task work of the probed
- * thread and return -EINPROGRESS (or nothing).  The task work runs when
- * the thread leaves the trap, after every handler of the point has run;
- * it performs the operation and then calls registration_callback exactly
- * once.  A probe being unregistered this way stops running its handler at
- * once.  If the thread is exiting, the work goes to a workqueue instead.
- *
- * Locks and contexts.
- *  - uprobes_mutex: structure (processes, points, probe lists) and every
- *    call into the engine.  Sleeping paths only.  Never taken on a hit,
- *    nor from uprobe_process_mm_exit(), which the engine can reach from
- *    under its own locks (an mmput() of the last user of an mm).
- *  - uprobes_lock (spinlock): u->state, the list of pending delayed
- *    operations and the list of processes as the mm-exit hook reads it.
- *    Taken from handlers too.
- *  - the hit path (uprobe_point_hit) takes no lock: it walks the point's
- *    probes under the engine's sleepable RCU read side; removal waits for
- *    that with uprobe_site_sync() (both engines' grace periods) outside
- *    uprobes_mutex, since a handler may sleep for long and every other
- *    registration would wait with it.  No handler takes the mutex (calls
- *    from a handler are delayed), so an attach that fails may undo
- *    itself with that wait under it (uprobes_inode.c, uprobes_mem.c).
- * Handlers run in task context: the inode engine's on the way back to
- * user space, the memory engine's in the int3 exception of a task that
- * was in user mode, with interrupts on, as in a system call.  So kprobes
- * may probe this file freely: nothing here runs from a kernel-mode trap.
+ * Per-process uprobes: register_uprobe(pid, vaddr) and its kin
+ * (Documentation/trace/uprobes-process.rst), over two breakpoint
+ * engines: the inode-based uprobes for file text, and the memory engine
+ * for anonymous and writable memory (JIT code).  Here are the processes
+ * and probepoints, the hit's walk of a point's probes, operations asked
+ * from a handler, and the reaping of an exited process's probes.
  */
 #include <linux/uprobes.h>
 #include <linux/uprobes_process.h>
@@ -93,6 +46,18 @@ struct uprobe_delayed_op {
 	bool reg;
 };
 
+/*
+ * uprobes_mutex: structure (processes, points, probe lists) and every
+ * call into the engine.  Sleeping paths only.  Never taken on a hit, nor
+ * from uprobe_process_mm_exit(), which the engine can reach from under
+ * its own locks (an mmput() of the last user of an mm).  No handler
+ * takes it (calls from a handler are delayed), so an attach that fails
+ * may wait for its engine's handlers under it as it undoes itself.
+ *
+ * uprobes_lock: u->state, the list of pending delayed operations and the
+ * list of processes as the mm-exit hook reads it.  Taken from handlers
+ * too.
+ */
 static DEFINE_MUTEX(uprobes_mutex);
 static DEFINE_SPINLOCK(uprobes_lock);
 static LIST_HEAD(uprobe_processes);	/* both locks to change, either to read */
@@ -120,7 +85,13 @@ static bool uprobe_set_state(struct process_uprobe *u, int old, int new)
  * @regs: its user registers, ip at the probed instruction
  *
  * Called by the engine binding in the probed thread, under its sleepable
- * RCU read side; handlers may sleep and change @regs.
+ * RCU read side; handlers may sleep and change @regs.  They run in
+ * registration order, and no lock is taken.
+ *
+ * Handlers run in task context: the inode engine's on the way back to
+ * user space, the memory engine's in the int3 exception of a task that
+ * was in user mode, with interrupts on, as in a system call.  So kprobes
+ * may probe this file freely: nothing here runs from a kernel-mode trap.
  */
 void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs)
 {
@@ -193,7 +164,13 @@ static void free_process(struct uprobe_process *proc)
 	kfree(proc);
 }
 
-/* Points and processes unlinked under the mutex, freed after a sync. */
+/*
+ * Points and processes unlinked under the mutex, freed after a sync.
+ * bury() waits for the handlers that may still walk them
+ * (uprobe_site_sync(): both engines' grace periods) outside
+ * uprobes_mutex, since a handler may sleep for long and every other
+ * registration would wait with it.
+ */
 struct uprobe_graveyard {
 	struct list_head points;
 	struct list_head procs;
@@ -243,7 +220,16 @@ static void remove_probe(struct process_uprobe *u, struct uprobe_graveyard *g)
 	}
 }
 
-/* Registers @u, whose state is REGISTERING; ACTIVE or FREE after. */
+/*
+ * Registers @u, whose state is REGISTERING; ACTIVE or FREE after.
+ *
+ * A struct process_uprobe names a process and an address in it.  Probes
+ * at the same (process, address) share one probepoint (struct
+ * uprobe_point); the points of one address space hang off one struct
+ * uprobe_process, keyed by its mm.  A new point is made a breakpoint by
+ * uprobe_site_attach(), through one of the engines, which then calls
+ * uprobe_point_hit() on a hit.
+ */
 static int do_register(struct process_uprobe *u, struct uprobe_graveyard *g)
 {
 	struct uprobe_process *proc;
@@ -361,6 +347,22 @@ static void delayed_work(struct work_struct *work)
 /*
  * From a handler: moves @u from @old to @new and queues the operation
  * to run when the thread leaves the trap.
+ *
+ * A handler runs with the engine's locks and RCU read side held (tasks
+ * trace, or the memory engine's SRCU); registering or unregistering from
+ * there would wait on them.  So:
+ *
+ *  1. register_uprobe() and unregister_uprobe() called from a handler
+ *     check what they can at once (-EINVAL; -EBUSY here, on the state).
+ *     The new state takes effect at once: a probe being unregistered
+ *     stops running its handler (uprobe_point_hit() runs ACTIVE ones).
+ *  2. The rest is queued as task work of the probed thread, and the
+ *     caller returns -EINPROGRESS (or nothing).  If the thread is
+ *     exiting, the work goes to a workqueue instead.
+ *  3. The task work runs when the thread leaves the trap, after every
+ *     handler of the point has run: delayed_run() performs the operation
+ *     and then calls registration_callback exactly once (not at all if
+ *     unregister_uprobe() cancelled it meanwhile).
  */
 static int delay_op(struct process_uprobe *u, bool reg, int old, int new)
 {
@@ -409,9 +411,12 @@ static void cancel_delayed(struct process_uprobe *u)
  * Writes a breakpoint at @u->vaddr in process @u->pid, if no probe of
  * this layer is there yet, and adds @u to the handlers run there, after
  * those registered before it.  Returns once the breakpoint is in memory.
- * Called from a uprobe handler, the registration is delayed until every
- * handler of that probepoint has run, and @u->registration_callback
- * reports its result.
+ * No thread is stopped for that (utrace-based uprobes quiesced the
+ * process): the engine writes the breakpoint with the mm's mmap_lock
+ * held for writing, as ptrace does, so no system call ends early with
+ * EINTR.  Called from a uprobe handler, the registration is delayed
+ * until every handler of that probepoint has run (see delay_op()), and
+ * @u->registration_callback reports its result.
  *
  * Context: process context, may sleep.
  *
@@ -500,6 +505,13 @@ EXPORT_SYMBOL_GPL(unregister_uprobe);
  * process's probes when it exits or execs; this marks the process dead
  * and lets a worker do it, since this runs from mmput(), which the engine
  * itself calls with its locks held.  Takes only a spinlock.
+ *
+ * This hook stands in for utrace's per-thread clone/exec/exit reports:
+ * threads share the mm and so its breakpoints (later threads too), and
+ * exec and exit both drop the mm.  A fork child never reaches a handler:
+ * it is stripped of the inode engine's breakpoints on its first hit
+ * (site_handler() in uprobes_inode.c), of the memory engine's before it
+ * first returns to user space (uprobe_mem_fork()).
  */
 void uprobe_process_mm_exit(struct mm_struct *mm)
 {

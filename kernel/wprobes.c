@@ -1,60 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Watchpoint probes (wprobes): kernel data watchpoints on every CPU that
- * give way to debuggers.  The OLS paper on kprobes (2006, §8.2) proposed
- * them as the next kind of probe; Documentation/trace/wprobes.rst is the
- * user's guide, include/linux/wprobes.h the API.
- *
- * Model.  A wprobe is one debug register on each online CPU: one pinned,
- * CPU-bound perf breakpoint event per CPU (hw_breakpoint does the slot
- * accounting and programs the register), created when the CPU comes
- * online and released when it goes down, so that a CPU brought up after
- * registration is watched too (register_wide_hw_breakpoint() only ever
- * sees the CPUs online at the time).  The per-CPU events of a wprobe live
- * and die together: a wprobe is ARMED on every online CPU or on none.
- *
- * States (wp->state), each changed under wprobe_mutex:
- *   FREE     not registered (a zeroed struct)
- *   ARMED    its events exist on every online CPU; WPROBE_FLAG_DISABLED
- *            keeps them (and the registers) but stopped, so enabling it
- *            again cannot fail
- *   YIELDED  it gave its register up to a task's breakpoint and has no
- *            events; the re-arm work brings it back when a register frees
- *   GONE     it watched a module's memory and the module went away
- *
- * Yielding.  Debug registers are few (four on x86) and a debugger cannot
- * do without them, while a tracing watchpoint can wait.  When a
- * task-bound breakpoint (ptrace's DR0-3, a per-task perf event) finds no
- * free register, hw_breakpoint_event_init() calls wprobe_yield(): the
- * newest wprobe gives its register up - a disabled one first, since it
- * loses nothing - and the task's reservation is retried, until it fits
- * or no wprobe is left to yield.  When a breakpoint other than ours is
- * released (wprobe_bp_released()), or a wprobe is unregistered, the
- * re-arm work tries the yielded wprobes again, oldest first.  Only fresh
- * requests yield: an event inherited across fork is created with its
- * parent's context mutex held, where releasing our CPU events (which
- * takes CPU context mutexes of the same lock class) is not allowed.
- *
- * Locks and contexts.
- *  - Lock order: cpu hotplug lock -> wprobe_mutex -> perf's own locks.
- *    Arming walks the online CPUs, so it holds cpus_read_lock(); the
- *    hotplug callbacks run with the hotplug lock held already.  Yielding
- *    runs from perf_event_alloc() with no lock of perf or hotplug held;
- *    it only releases events, which needs wprobe_mutex alone.
- *  - The hit (wprobe_hit()) runs from the debug exception, NMI-like, with
- *    the debug registers off (x86 clears DR7 for the handler): no lock,
- *    no sleeping; it reads only the wprobe.  It and what it calls are
- *    NOKPROBE: a kprobe there would trap inside #DB.
- *  - Releasing an event removes it from its CPU by an IPI, which that CPU
- *    takes only with interrupts on, that is, after any hit it is handling
- *    finished: when unregister_wprobe() returns, no handler of that
- *    wprobe runs or will run.
+ * Watchpoint probes (wprobes): kernel data watchpoints on every CPU,
+ * made of pinned per-CPU hw_breakpoint events, that give their debug
+ * registers up to debuggers and take them back when one frees.  The OLS
+ * paper on kprobes (2006, §8.2) proposed them as the next kind of probe;
+ * Documentation/trace/wprobes.rst is the user's guide.
  */
 #define pr_fmt(fmt) "wprobes: " fmt
 
 #include <linux/wprobes.h>
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <linux/kallsyms.h>
@@ -66,6 +21,16 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+/*
+ * wp->state, each change under wprobe_mutex:
+ *   FREE     not registered (a zeroed struct)
+ *   ARMED    its events exist on every online CPU; WPROBE_FLAG_DISABLED
+ *            keeps them (and the registers) but stopped, so enabling it
+ *            again cannot fail
+ *   YIELDED  it gave its register up to a task's breakpoint and has no
+ *            events; the re-arm work brings it back when a register frees
+ *   GONE     it watched a module's memory and the module went away
+ */
 enum {
 	WPROBE_STATE_FREE,
 	WPROBE_STATE_ARMED,
@@ -73,6 +38,14 @@ enum {
 	WPROBE_STATE_GONE,
 };
 
+/*
+ * Lock order: cpu hotplug lock -> wprobe_mutex -> perf's own locks.
+ * Arming walks the online CPUs, so it holds cpus_read_lock(); the
+ * hotplug callbacks run with the hotplug lock held already.  Yielding
+ * runs from perf_event_alloc() with no lock of perf or hotplug held; it
+ * only releases events, which needs wprobe_mutex alone.  The hit takes
+ * no lock (wprobe_hit()).
+ */
 static DEFINE_MUTEX(wprobe_mutex);
 /* every registered wprobe, oldest first */
 static LIST_HEAD(wprobe_list);
@@ -89,6 +62,11 @@ static DECLARE_WORK(wprobe_rearm_work, wprobe_rearm_fn);
  * perf's overflow handler for our events: one call per hit, since the
  * events count with a period of one and sample nothing (so perf never
  * throttles them, whatever the hit rate).
+ *
+ * It runs from the debug exception, NMI-like, with the debug registers
+ * off (x86 clears DR7 for the handler): no lock, no sleeping; it reads
+ * only the wprobe.  It and what it calls are NOKPROBE: a kprobe there
+ * would trap inside #DB.
  */
 static void wprobe_hit(struct perf_event *bp, struct perf_sample_data *data,
 		       struct pt_regs *regs)
@@ -170,7 +148,18 @@ static void wprobe_disarm(struct wprobe *wp)
 		wprobe_disarm_cpu(wp, cpu);
 }
 
-/* events on every online CPU, or on none; cpus_read_lock() held */
+/*
+ * Events on every online CPU, or on none; cpus_read_lock() held.
+ *
+ * A wprobe is one debug register on each online CPU: one pinned,
+ * CPU-bound perf breakpoint event per CPU (hw_breakpoint does the slot
+ * accounting and programs the register), created here or when the CPU
+ * comes online (wprobe_cpu_online()) and released when it goes down, so
+ * that a CPU brought up after registration is watched too
+ * (register_wide_hw_breakpoint() only ever sees the CPUs online at the
+ * time).  The per-CPU events of a wprobe live and die together: a wprobe
+ * is ARMED on every online CPU or on none.
+ */
 static int wprobe_arm(struct wprobe *wp)
 {
 	int cpu, ret;
@@ -224,10 +213,24 @@ static struct wprobe *wprobe_yield_victim(void)
  * @bp: the task-bound breakpoint event that found no free register
  * @retry: reserves @bp's register again; 0 or an errno
  *
- * Called by hw_breakpoint_event_init() only, for a fresh (not inherited)
- * task-bound breakpoint whose reservation failed with -ENOSPC, with no
- * lock held.  Wprobes are released one at a time, newest first (disabled
- * ones before armed ones), until @retry succeeds or none is left.
+ * Debug registers are few (four on x86) and a debugger cannot do without
+ * them, while a tracing watchpoint can wait.  So:
+ *
+ *  1. A task-bound breakpoint (ptrace's DR0-3, a per-task perf event)
+ *     finds no free register (-ENOSPC): hw_breakpoint_event_init(), the
+ *     only caller, calls this.
+ *  2. The newest wprobe gives its register up (wprobe_yield_victim()): a
+ *     disabled one first, since it loses nothing.
+ *  3. The task's reservation is retried (@retry); steps 2 and 3 repeat
+ *     until it fits or no wprobe is left to yield.
+ *  4. When a breakpoint other than ours is released
+ *     (wprobe_bp_released()), or a wprobe is unregistered, the re-arm
+ *     work tries the yielded wprobes again, oldest first.
+ *
+ * Only fresh requests yield: an event inherited across fork is created
+ * with its parent's context mutex held, where releasing our CPU events
+ * (which takes CPU context mutexes of the same lock class) is not
+ * allowed.  Called with no lock held.
  *
  * Return: what the last @retry returned (-ENOSPC if nothing could yield).
  */
@@ -491,7 +494,9 @@ EXPORT_SYMBOL_GPL(register_wprobe);
  * @num: how many
  *
  * Ones not registered are skipped.  When this returns, no handler of
- * these wprobes runs any more.
+ * these wprobes runs any more: releasing an event removes it from its
+ * CPU by an IPI, which that CPU takes only with interrupts on, that is,
+ * after any hit it is handling finished.
  */
 void unregister_wprobes(struct wprobe **wps, int num)
 {
@@ -633,15 +638,13 @@ static const char *const wprobe_type_names[] = {
 	[WPROBE_W] = "w", [WPROBE_RW] = "rw", [WPROBE_X] = "x", [WPROBE_R] = "r",
 };
 
-/**
- * wprobes_list_show() - the wprobe lines of debugfs kprobes/list
- * @m: the seq_file
- *
+/*
+ * The wprobe lines of debugfs kprobes/list, after the kprobes':
  * "ADDR  w  SYM+OFF  [MOD] len=N TYPE [GONE][YIELDED][DISABLED]", TYPE
  * one of w, rw, x, r; the address is shown as kallsyms shows addresses to
  * this reader.
  */
-void wprobes_list_show(struct seq_file *m)
+static void wprobes_list_show(struct seq_file *m)
 {
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset;
@@ -672,6 +675,10 @@ void wprobes_list_show(struct seq_file *m)
 	}
 }
 
+static struct kprobe_list_source wprobes_list_source = {
+	.show = wprobes_list_show,
+};
+
 /* ---- init ----------------------------------------------------------------------- */
 
 static int __init init_wprobes(void)
@@ -688,6 +695,7 @@ static int __init init_wprobes(void)
 #ifdef CONFIG_MODULES
 	register_module_notifier(&wprobe_module_nb);
 #endif
+	kprobe_list_add_source(&wprobes_list_source);
 	mutex_lock(&wprobe_mutex);
 	wprobe_ready = true;
 	mutex_unlock(&wprobe_mutex);

@@ -4,26 +4,11 @@
 /*
  * Kernel Probes (kprobes): the public API.
  *
- * A kprobe plants a breakpoint at a kernel instruction and calls the
- * probe's handlers when it is hit: pre_handler before the instruction,
- * post_handler after it.  A kretprobe calls its handler when a function
- * returns.  The design lives in kernel/kprobes.c (arch-neutral core) and
- * arch/x86/kernel/kprobes/ (x86 backend); this header is what the rest of
- * the kernel, and probe modules, see.
- *
- * Locking and context rules for users:
- *  - register/unregister/enable/disable may sleep (process context only).
- *  - Handlers run with preemption disabled, from an int3 trap (NMI-like:
- *    no sleeping, no locks that non-NMI code may hold), from the ftrace
- *    callback (function entries), or from the kretprobe trampoline.
- *  - A handler that hits another probe does not run that probe's handlers;
- *    that probe's nmissed is incremented instead.
- *
- * Registration state, relied on by trace_kprobe: a caller that initialised
- * kp->list and kp->hlist before register_kprobe() finds
- * "!(list_empty(&kp->list) && hlist_unhashed(&kp->hlist))" true exactly
- * while the probe is registered, and a failed registration leaves both as
- * they were.
+ * Kprobes' API for the rest of the kernel and for probe modules: a kprobe
+ * plants a breakpoint at a kernel instruction and calls the probe's
+ * handlers when it is hit, pre_handler before the instruction and
+ * post_handler after it; a kretprobe calls its handler when a function
+ * returns; a jprobe calls a handler with the probed function's arguments.
  */
 #include <linux/compiler.h>
 #include <linux/linkage.h>
@@ -79,6 +64,13 @@ typedef int (*kprobe_fault_handler_t) (struct kprobe *, struct pt_regs *,
 typedef int (*kretprobe_handler_t) (struct kretprobe_instance *,
 	     struct pt_regs *);
 
+/*
+ * The handlers run with preemption disabled, from an int3 trap (NMI-like:
+ * no sleeping, no locks that non-NMI code may hold), from the ftrace
+ * callback (function entries), or from the kretprobe trampoline.  A
+ * handler that hits another probe does not run that probe's handlers:
+ * that probe's nmissed is incremented instead.
+ */
 struct kprobe {
 	/*
 	 * hlist: hashed only transiently by the core; list: the probe's
@@ -157,7 +149,7 @@ static inline bool kprobe_ftrace(struct kprobe *p)
  * in it and diverts the return through kretprobe_trampoline.  When the
  * pool is empty the activation takes a spare instance (x86_64 and the
  * arches without rethook: spare pools grown outside the hit path, within
- * a bound, see kernel/kprobes_kretprobes.c); when there is none either,
+ * a bound, see kernel/kprobes_kretprobe_pool.c); when there is none either,
  * it is counted in nmissed instead.
  *
  * An instance may outlive its kretprobe (unregistered while the function
@@ -180,7 +172,7 @@ struct kretprobe_spares;
 
 /*
  * One instance pool: the reserved one (maxactive instances) or one of
- * its spare pools (kernel/kprobes_kretprobes.c), chained by next.
+ * its spare pools (kernel/kprobes_kretprobe_pool.c), chained by next.
  */
 struct kretprobe_holder {
 	struct kretprobe __rcu	*rp;
@@ -385,13 +377,42 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 }
 
 /*
- * kprobe_busy_begin/end: mark this CPU as running a probe, so that probes
- * hit meanwhile only count nmissed (used by fprobe and the kretprobe
- * trampoline, which run handlers outside the int3 path).
+ * Whether a probe handler runs on this CPU: the state every kind of probe
+ * shares, so that no handler nests into another.  kprobe_busy_begin/end
+ * mark this CPU as running one (fprobe, the kretprobe trampoline and
+ * wprobes run handlers outside the int3 path): a kprobe hit meanwhile
+ * only counts nmissed.  kprobe_handler_running() tells another kind of
+ * probe (wprobes) that one runs, so it counts its own hit as missed.
  */
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
+bool kprobe_handler_running(void);
 
+/*
+ * debugfs kprobes/list shows the lines of other kinds of probe (wprobes)
+ * after the kprobes': each registers a source whose show() prints them,
+ * "ADDR  TYPE  SYM+OFF  [MOD] ...", ADDR as kprobe_shown_addr() gives it,
+ * KPROBE_ADDR_WIDTH hex digits wide.
+ */
+struct seq_file;
+
+struct kprobe_list_source {
+	struct list_head node;
+	void (*show)(struct seq_file *m);
+};
+
+void kprobe_list_add_source(struct kprobe_list_source *src);
+unsigned long kprobe_shown_addr(struct seq_file *m, const void *addr);
+#define KPROBE_ADDR_WIDTH	((int)(2 * sizeof(void *)))
+
+/*
+ * Registering, unregistering, enabling and disabling may sleep (process
+ * context only).  Registration state, relied on by trace_kprobe: a caller
+ * that initialised kp->list and kp->hlist before register_kprobe() finds
+ * "!(list_empty(&kp->list) && hlist_unhashed(&kp->hlist))" true exactly
+ * while the probe is registered, and a failed registration leaves both as
+ * they were.
+ */
 int register_kprobe(struct kprobe *p);
 void unregister_kprobe(struct kprobe *p);
 int register_kprobes(struct kprobe **kps, int num);
@@ -488,6 +509,11 @@ static inline struct kprobe *kprobe_running(void)
 
 #define kprobe_busy_begin()	do {} while (0)
 #define kprobe_busy_end()	do {} while (0)
+
+static inline bool kprobe_handler_running(void)
+{
+	return false;
+}
 
 static inline int register_kprobe(struct kprobe *p)
 {

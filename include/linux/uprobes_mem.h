@@ -4,13 +4,17 @@
 /*
  * The hooks of the per-process layer's memory engine (kernel/uprobes_mem.c),
  * which writes its own breakpoints in anonymous and writable memory of one
- * process: the int3 exception asks it first about a user breakpoint, and
- * the inode engine calls it on an unmap, a signal, a fork and an mm's
- * teardown.  They live here rather than in <linux/uprobes.h>, which
- * <linux/mm_types.h> brings into most of the kernel: only their callers
- * include this header.
+ * process: the arch's breakpoint exception asks it first about a user
+ * breakpoint, and the inode engine calls it on an unmap, a signal, a fork
+ * and an mm's teardown.  They live here rather than in <linux/uprobes.h>,
+ * which <linux/mm_types.h> brings into most of the kernel: only their
+ * callers include this header.  So does the arch's part of the engine,
+ * for the interface it implements (arch_uprobe_mem_*, below).
  */
 #include <linux/types.h>
+#ifdef CONFIG_UPROBES_MEM
+#include <asm/uprobes_mem.h>	/* the arch's part of the engine, below */
+#endif
 
 struct uprobe;
 struct mm_struct;
@@ -38,6 +42,121 @@ bool uprobe_mem_has_sites(struct mm_struct *mm);
 void uprobe_mem_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm);
 void uprobe_mem_fork(struct task_struct *t, unsigned long flags);
 void uprobe_mem_mm_exit(struct mm_struct *mm);
+
+/*
+ * The arch's part of the engine (arch/ARCH/kernel/uprobes_mem.c and
+ * <asm/uprobes_mem.h>), which kernel/uprobes_mem*.c call.  An arch gets
+ * CONFIG_UPROBES_MEM (arch/Kconfig: UPROBES && X86_64 for now) by
+ * providing both; the engine is arch-neutral otherwise.
+ *
+ * Its breakpoint is the arch's uprobes one (<asm/uprobes.h>):
+ * UPROBE_SWBP_INSN, a uprobe_opcode_t of UPROBE_SWBP_INSN_SIZE bytes,
+ * written over the first bytes of the probed instruction; the arch's
+ * breakpoint trap asks uprobe_mem_int3() first, and
+ * uprobe_get_swbp_addr() gives its address from the trap's registers.
+ *
+ * <asm/uprobes_mem.h> defines:
+ *
+ * struct arch_uprobe_mem_insn - what the arch decoded of one probed
+ *	instruction and how it runs it; it has a member
+ *	``struct arch_uprobe auprobe``, to which the engine points
+ *	utask->auprobe while the handlers run, as handler_chain() does.
+ * UPROBE_MEM_SLOT_SIZE - bytes of a slot: a divisor of PAGE_SIZE, and
+ *	twice UPROBE_MEM_SLOT_TRAP.
+ * UPROBE_MEM_SLOT_TRAP - offset in a slot of its second copy: each copy
+ *	is followed, in the UPROBE_MEM_SLOT_TRAP bytes it has, by the
+ *	first copy's way back to the next instruction and the second
+ *	copy's breakpoint (an ip there means the copy has run).
+ * UPROBE_MEM_REACH - how far from the probed instruction its slot may be.
+ * UPROBE_MEM_MAP_TOP - the highest end of a page of slots.
+ * UPROBE_MEM_TRAP_NR, UPROBE_MEM_HELD_NR - values of the thread's trap
+ *	number (arch_uprobe_mem_trap_nr()) that no trap writes: on its way
+ *	to a slot, and waiting for the second copy's breakpoint.
+ * UPROBE_MEM_NEW_TRAP_NR - a new thread's trap number.
+ *
+ * and these, inline, for the hit path:
+ *
+ * unsigned long arch_uprobe_mem_trap_nr(void) - current's trap number:
+ *	a word of the thread that every trap and fault it takes sets.
+ * void arch_uprobe_mem_set_trap_nr(unsigned long nr) - sets it.
+ * bool arch_uprobe_mem_regs_ok(struct pt_regs *regs) - may a hit with
+ *	@regs run a site's instruction (the mode it was decoded for)?
+ * bool arch_uprobe_mem_emulate(struct arch_uprobe_mem_insn *ai,
+ *	unsigned int len, struct pt_regs *regs) - after the handlers, run
+ *	the instruction of @len bytes at the breakpoint's address by
+ *	changing @regs (and memory) as the CPU would; false if it was not.
+ */
+
+/**
+ * arch_uprobe_mem_mm_ok - can the engine probe code of @mm?
+ * @mm: the address space of a point being attached
+ *
+ * Return: true if its sites' instructions can be decoded and run.
+ */
+bool arch_uprobe_mem_mm_ok(struct mm_struct *mm);
+
+/**
+ * arch_uprobe_mem_analyze - decode an instruction, and say how it will run
+ * @ai: its decode, zeroed; filled here
+ * @bytes: MAX_UINSN_BYTES bytes from its address, @n of them the program's
+ * @n: how many (the rest may be beyond the mapping's end)
+ * @len: set to the instruction's length
+ * @mm: the address space it is probed in
+ * @vaddr: ... and its address there
+ *
+ * Context: process context, may sleep.
+ * Return: 1 if it runs from a slot (arch_uprobe_mem_build_slot()), when
+ * arch_uprobe_mem_emulate() does not run it; 0 if emulated only, with no
+ * slot; -EOPNOTSUPP for one that can run neither way, -EFAULT for a
+ * truncated one.
+ */
+int arch_uprobe_mem_analyze(struct arch_uprobe_mem_insn *ai, const u8 *bytes,
+			    int n, u8 *len, struct mm_struct *mm,
+			    unsigned long vaddr);
+
+/**
+ * arch_uprobe_mem_no_slot - an instruction with no slot was not emulated
+ * @ai: its decode
+ * @regs: the hit's registers, ip at the breakpoint's address
+ *
+ * arch_uprobe_mem_emulate() failed for an instruction that has no slot:
+ * do what the CPU would have done running it (a signal).
+ *
+ * Context: the hit, interrupts on.
+ */
+void arch_uprobe_mem_no_slot(struct arch_uprobe_mem_insn *ai,
+			     struct pt_regs *regs);
+
+/**
+ * arch_uprobe_mem_falls - does the instruction go on at the next one?
+ * @bytes: the instruction
+ * @len: its length
+ *
+ * Return: false for one that never does (a return, an indirect jump): a
+ * thread whose signals would wait for it is not held.
+ */
+bool arch_uprobe_mem_falls(const u8 *bytes, unsigned int len);
+
+/**
+ * arch_uprobe_mem_build_slot - the bytes of a slot for an instruction
+ * @ai: its decode
+ * @bytes: the instruction as it was
+ * @len: its length
+ * @vaddr: its address
+ * @slot: the slot's address
+ * @b: UPROBE_MEM_SLOT_SIZE bytes to fill
+ *
+ * At offset 0 a copy of the instruction that runs at @slot as it would
+ * at @vaddr, then the way back to @vaddr + @len, with no trap; at
+ * UPROBE_MEM_SLOT_TRAP a second copy, followed by the breakpoint.  The
+ * same arguments give the same bytes (a slot holding them is reused).
+ *
+ * Return: false if no copy at @slot can run as at @vaddr (out of reach).
+ */
+bool arch_uprobe_mem_build_slot(const struct arch_uprobe_mem_insn *ai,
+				const u8 *bytes, unsigned int len,
+				unsigned long vaddr, unsigned long slot, u8 *b);
+
 #else
 static inline bool uprobe_mem_int3(struct pt_regs *regs)
 {

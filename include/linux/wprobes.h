@@ -26,7 +26,6 @@
 
 struct pt_regs;
 struct perf_event;
-struct seq_file;
 
 /* struct wprobe.type: what access hits */
 #define WPROBE_W	1	/* a write */
@@ -81,8 +80,6 @@ bool wprobe_yielded(struct wprobe *wp);
 /* hw_breakpoint's side of yielding (kernel/events/hw_breakpoint.c) */
 int wprobe_yield(struct perf_event *bp, int (*retry)(struct perf_event *bp));
 void wprobe_bp_released(struct perf_event *bp);
-/* kprobes/list's wprobe lines (kernel/kprobes_debugfs.c) */
-void wprobes_list_show(struct seq_file *m);
 #else
 static inline int register_wprobe(struct wprobe *wp)
 {
@@ -124,10 +121,6 @@ static inline int wprobe_yield(struct perf_event *bp,
 }
 
 static inline void wprobe_bp_released(struct perf_event *bp)
-{
-}
-
-static inline void wprobes_list_show(struct seq_file *m)
 {
 }
 #endif /* CONFIG_WPROBES */

@@ -1,42 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Per-process uprobe events: tracefs "P:" events on register_uprobe()
- * probes (kernel/uprobes_process.c), so that ftrace and perf reach any
- * executable address of one process, JIT code included, without a module.
- *
- *   P[:[GRP/][EVENT]] PID:VADDR [FETCHARGS]
- *
- * P for a process ("u:" is user_events').  PID is any thread of the
- * process, VADDR the probed instruction's address in it (decimal or 0x
- * hex).  GRP defaults to "uprocess", EVENT to p_PID_VADDR.  FETCHARGS are
- * those of uprobe events (registers, +OFFS(%sp) and other user memory,
- * $stack, $comm...), but not @+FOFFS, which names a file offset and a
- * process probe has no file.  Unlike uprobe_events' events, these run no
- * BPF program and do not set TRACE_EVENT_FL_CAP_ANY.  The event
- * records VADDR.  Definitions are written to "dynamic_events", the usual
- * enable, filter, trigger and format files follow, and perf records it.
- *
- * The event's record, enabling and dynamic_events entry are
- * trace_dynprobe.c's; this file has the probe's side.
- *
- * Lifetime and locks.  Defining the event registers its probe, so that a
- * bad pid or address fails the definition with register_uprobe()'s
- * errno.  The int3 stays in the process's memory while the event is
- * defined: disabled, a hit returns at once.  The probe
- * goes away with the process (exit or exec): the event stays defined,
- * and never hits again.  Enabling and disabling only flip the
- * trace_probe's flags (under event_mutex, which perf's paths take inside
- * its context mutexes).  Deletion, also under event_mutex, unregisters
- * the probe, which sleeps until no handler runs, and frees the event: the
- * bytes the probe held are back when the write returns.  uprobe_events
- * unregisters its inode probes under event_mutex the same way; no lock
- * taken inside unregister_uprobe() is ever held around event_mutex.
- *
- * The handler runs in the probed task with preemption enabled, and may
- * fault user memory in; the ring buffer and perf's buffers are reserved
- * with preemption disabled, where a fault must not sleep.  So the
- * arguments are fetched first into a buffer of the hit's own, then
- * copied.
+ * probes, so that ftrace and perf reach any executable address of one
+ * process, JIT code included, without a module.  Here are the probe's
+ * side of the event: its definition, its handler and the fetching of its
+ * arguments from the probed task.
  */
 #define pr_fmt(fmt)	"trace_uprobe_process: " fmt
 
@@ -71,6 +39,24 @@ static struct dyn_event_operations trace_uprocess_ops = {
  * @up: the per-process probe
  * @dp: the event (its place as written, "1234:0x401000", and its
  *	fetch-args); last: variable size
+ *
+ * The event's record, enabling and dynamic_events entry are
+ * trace_dynprobe.c's.  Its life:
+ *
+ *  1. Defining the event registers its probe, so that a bad pid or
+ *     address fails the definition with register_uprobe()'s errno.
+ *  2. The int3 stays in the process's memory while the event is
+ *     defined.  Enabling and disabling only flip the trace_probe's flags
+ *     (under event_mutex, which perf's paths take inside its context
+ *     mutexes); disabled, a hit returns at once.
+ *  3. The probe goes away with the process (exit or exec): the event
+ *     stays defined, and never hits again.
+ *  4. Deletion, also under event_mutex, unregisters the probe, which
+ *     sleeps until no handler runs, and frees the event: the bytes the
+ *     probe held are back when the write returns.  uprobe_events
+ *     unregisters its inode probes under event_mutex the same way; no
+ *     lock taken inside unregister_uprobe() is ever held around
+ *     event_mutex.
  */
 struct trace_uprocess {
 	struct process_uprobe up;
@@ -251,7 +237,13 @@ static void uprocess_perf_func(struct trace_uprocess *tu,
 }
 #endif
 
-/* register_uprobe()'s handler: in the probed task, may fault and sleep */
+/*
+ * register_uprobe()'s handler: in the probed task, may fault and sleep.
+ * It runs with preemption enabled, and may fault user memory in; the
+ * ring buffer and perf's buffers are reserved with preemption disabled,
+ * where a fault must not sleep.  So the arguments are fetched first into
+ * a buffer of the hit's own, then copied.
+ */
 static void trace_uprocess_hit(struct process_uprobe *up,
 			       struct pt_regs *regs)
 {
@@ -352,6 +344,21 @@ static bool uprocess_arg_has_foffs(struct probe_arg *parg)
 	return false;
 }
 
+/*
+ * A definition written to "dynamic_events":
+ *
+ *   P[:[GRP/][EVENT]] PID:VADDR [FETCHARGS]
+ *
+ * P for a process ("u:" is user_events').  PID is any thread of the
+ * process, VADDR the probed instruction's address in it (decimal or 0x
+ * hex).  GRP defaults to "uprocess", EVENT to p_PID_VADDR.  FETCHARGS
+ * are those of uprobe events (registers, +OFFS(%sp) and other user
+ * memory, $stack, $comm...), but not @+FOFFS, which names a file offset
+ * and a process probe has no file.  Unlike uprobe_events' events, these
+ * run no BPF program and do not set TRACE_EVENT_FL_CAP_ANY.  The event
+ * records VADDR; the usual enable, filter, trigger and format files
+ * follow, and perf records it.
+ */
 static int __trace_uprocess_create(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_USER };

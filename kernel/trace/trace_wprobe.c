@@ -1,39 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Watchpoint probe events: tracefs "w:" events on watchpoint probes
- * (kernel/wprobes.c, include/linux/wprobes.h).
- *
- *   w[:[GRP/][EVENT]] TYPE@ADDR|SYM[+OFFS][:LEN] [FETCHARGS]
- *
- * TYPE is w (write), rw (read or write), r (read only: refused where the
- * CPU has none, as x86) or x (execution, no LEN); LEN is 1, 2, 4 or 8,
- * by default the symbol's size when that is one of those, else the size
- * of a long.  GRP defaults to "wprobes", EVENT to w_SYM[_OFFS] or
- * w_0xADDR.  FETCHARGS are those of kprobe events (registers, memory,
- * $comm, $stack...), plus $value: the watched location as the access
- * left it (for a write, the new value), typed by its length unless a
- * type is given ("$value:x16").  The event records the ip the CPU
- * reports: the instruction after the access for data watchpoints, the
- * watched instruction for x.
- *
- * Written to "dynamic_events" or "wprobe_events"; "wprobe_profile" gives
- * the hits, misses and yields of each.  Each event has the usual enable,
- * filter, trigger and format files, and perf can record it.
- *
- * The event's record, enabling and dynamic_events entry are
- * trace_dynprobe.c's; this file has the watchpoint's side.
- *
- * Lifetime and locks.  Defining an event registers its wprobe, so a
- * missing debug register (-ENOSPC) or a bad address shows when it is
- * defined; the register stays reserved until the event is deleted, and
- * while the event is disabled a hit returns at once.  Enabling and
- * disabling run under event_mutex, which perf's own paths take inside a
- * perf context mutex (an inherited tracepoint event being freed), so they
- * must not reach perf's context mutexes: they only flip the trace_probe's
- * flags, which the hit reads.  For the same reason deletion, also under
- * event_mutex, hands the wprobe to a worker that unregisters it and frees
- * the event; defining a new event first waits for that worker, so the
- * register a deleted event held is free again for it.
+ * Watchpoint probe events: tracefs "w:" events on watchpoint probes,
+ * defined through "dynamic_events" or "wprobe_events", with the hits,
+ * misses and yields of each in "wprobe_profile".  Here are the
+ * watchpoint's side of the event: its definition, its hit, and those two
+ * files.
  */
 #define pr_fmt(fmt)	"trace_wprobe: " fmt
 
@@ -68,6 +39,23 @@ static struct dyn_event_operations trace_wprobe_ops = {
  * @free_work: the deferred unregistration and free
  * @dp: the event (its place as written, "w@jiffies:8", and its
  *	fetch-args, $value as written); last: variable size
+ *
+ * The event's record, enabling and dynamic_events entry are
+ * trace_dynprobe.c's.  Its life:
+ *
+ *  1. Defining an event registers its wprobe, so a missing debug
+ *     register (-ENOSPC) or a bad address shows when it is defined.
+ *  2. The register stays reserved until the event is deleted.  Enabling
+ *     and disabling run under event_mutex, which perf's own paths take
+ *     inside a perf context mutex (an inherited tracepoint event being
+ *     freed), so they must not reach perf's context mutexes: they only
+ *     flip the trace_probe's flags, which the hit reads.  While the event
+ *     is disabled a hit returns at once.
+ *  3. For the same reason deletion, also under event_mutex, hands the
+ *     wprobe to a worker (@free_work) that unregisters it and frees the
+ *     event.
+ *  4. Defining a new event first waits for that worker, so the register
+ *     a deleted event held is free again for it.
  */
 struct trace_wprobe {
 	struct wprobe wp;
@@ -372,6 +360,23 @@ static char *expand_value_arg(struct trace_wprobe *tw, const char *arg)
 			 (unsigned long)tw->wp.addr, tw->wp.len * 8);
 }
 
+/*
+ * A definition written to "dynamic_events" or "wprobe_events":
+ *
+ *   w[:[GRP/][EVENT]] TYPE@ADDR|SYM[+OFFS][:LEN] [FETCHARGS]
+ *
+ * TYPE is w (write), rw (read or write), r (read only: refused where the
+ * CPU has none, as x86) or x (execution, no LEN); LEN is 1, 2, 4 or 8,
+ * by default the symbol's size when that is one of those, else the size
+ * of a long.  GRP defaults to "wprobes", EVENT to w_SYM[_OFFS] or
+ * w_0xADDR.  FETCHARGS are those of kprobe events (registers, memory,
+ * $comm, $stack...), plus $value: the watched location as the access
+ * left it (for a write, the new value), typed by its length unless a
+ * type is given ("$value:x16").  The event records the ip the CPU
+ * reports: the instruction after the access for data watchpoints, the
+ * watched instruction for x.  Each event has the usual enable, filter,
+ * trigger and format files, and perf can record it.
+ */
 static int __trace_wprobe_create(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL };
@@ -393,7 +398,7 @@ static int __trace_wprobe_create(int argc, const char *argv[])
 		goto out_log;
 	}
 
-	/* the register a deleted event held is free again (see the top) */
+	/* a deleted event's register is free again (see struct trace_wprobe) */
 	flush_workqueue(trace_wprobe_wq);
 
 	tw = kzalloc(struct_size(tw, dp.tp.args, nargs), GFP_KERNEL);

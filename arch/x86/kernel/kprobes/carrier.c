@@ -20,7 +20,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>
@@ -56,6 +56,7 @@ static int prepare_hit_stub(struct kprobe_site *c)
 {
 	struct arch_specific_insn *ai = &c->ainsn;
 	unsigned long from, slot = (unsigned long)ai->insn;
+	struct kprobe_site *carried = kprobe_site_carried(c);
 	u8 buf[KPROBE_SLOT_SIZE];
 	struct insn insn;
 	s64 rel;
@@ -74,7 +75,7 @@ static int prepare_hit_stub(struct kprobe_site *c)
 		ai->insn = (kprobe_opcode_t *)slot;
 	}
 	memset(buf, INT3_INSN_OPCODE, sizeof(buf));
-	memcpy(buf, &c->carried, sizeof(c->carried));
+	memcpy(buf, &carried, sizeof(carried));
 #ifdef CONFIG_OPTPROBES
 	__text_gen_insn(buf + OPT_CALL_OFFSET, CALL_INSN_OPCODE,
 			(void *)(slot + OPT_CALL_OFFSET), kprobe_opt_trampoline,
@@ -229,7 +230,7 @@ static bool carrier_aimed_from_afar(unsigned long func, unsigned long addr,
  * arch_prepare_carrier() - may this new site carry the fentry site before it?
  * @c: a site prepared by arch_prepare_site() at the instruction right
  *     after a function's fentry nop, not in the hash table yet;
- *     c->carried is that fentry site
+ *     c->carry.carried is that fentry site
  *
  * Its int3 then stands for the fentry site's ftrace hook
  * (kernel/kprobes_carriers.c explains carriers), so every hit on it must
@@ -252,6 +253,7 @@ int arch_prepare_carrier(struct kprobe_site *c)
 	unsigned long size, offset;
 	bool nops = false;
 
+	kprobe_assert_locked();
 	if (!IS_ENABLED(CONFIG_OPTPROBES))
 		return -EOPNOTSUPP;
 	if (!ai->boostable && ai->kind != KP_EMULATE_PUSH &&
@@ -271,7 +273,7 @@ int arch_prepare_carrier(struct kprobe_site *c)
 static nokprobe_inline unsigned long kprobe_carrier_stub(struct kprobe_site *c)
 {
 	/* the optimizer is writing or undoing the jump: never back into the region */
-	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
+	if (kprobe_site_detoured(c))
 		return (unsigned long)c->ainsn.opt_stub + OPT_CALL_OFFSET;
 	return (unsigned long)c->ainsn.insn + OPT_CALL_OFFSET;
 }
@@ -301,7 +303,7 @@ NOKPROBE_SYMBOL(kprobe_int3_carrier);
  */
 notrace unsigned long kprobe_carrier_resume(struct kprobe_site *c)
 {
-	if (READ_ONCE(c->opt_state) >= KPROBE_OPT_READY)
+	if (kprobe_site_detoured(c))
 		return kprobe_opt_copy(c);
 	return (unsigned long)c->ainsn.insn + OPT_COPY_OFFSET;
 }
@@ -310,7 +312,7 @@ NOKPROBE_SYMBOL(kprobe_carrier_resume);
 
 /**
  * kprobe_carrier_called() - did this call reach the carrier by a call to it?
- * @s: a fentry site whose carrier a diverting user met (->carrier_diverted)
+ * @s: a fentry site whose carrier a diverting user met (->carry.diverted)
  * @regs: the registers at the carrier (regs->sp as the function sees it)
  *
  * A diverting ftrace user may come while the site is carried

@@ -183,8 +183,20 @@ void kprobe_carried_post(struct kprobe_site *s, struct kprobe_frame *f,
 			 struct pt_regs *regs);
 int kprobe_int3_carrier(struct pt_regs *regs, struct kprobe_site *c);
 bool kprobe_carrier_called(struct kprobe_site *s, struct pt_regs *regs);
-int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
-		      unsigned long addr);
+/* opt.c: where a detoured site's hit goes on (its copied instructions) */
+#ifdef CONFIG_OPTPROBES
+unsigned long kprobe_opt_copy(struct kprobe_site *s);
+#else
+static inline unsigned long kprobe_opt_copy(struct kprobe_site *s)
+{
+	return 0;
+}
+#endif
+/* core.c: the kretprobe trampoline's C half */
+void kretprobe_trampoline_callback(struct pt_regs *regs);
+/* jprobes.c: jprobe_return()'s int3 at addr, handled (1) or not ours (0) */
+int jprobe_return_trap(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+		       unsigned long addr);
 
 /*
  * A trampoline's pt_regs (built by SAVE_REGS_STRING_AT, which set cs, ip

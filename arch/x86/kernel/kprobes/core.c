@@ -1,69 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * x86 kprobes backend: the int3 hit path, out-of-line single-step,
- * emulation of IP-changing instructions, faults, and the kretprobe
- * trampoline.  What registration decides about an instruction (decode,
- * classification, the slot's copies, arming) is in decode.c; carriers
- * in carrier.c.
- *
- * Entry.  do_int3() calls kprobe_int3_handler() directly, before the
- * die-notifier chain: a hit then costs no chain walk (uprobes, kgdb and
- * others sit on that chain), the order against them is fixed, and the
- * hook exists as long as CONFIG_KPROBES does.  It runs NMI-like
- * (irqentry_nmi_enter, interrupts off); so does everything it calls, all
- * NOKPROBE.
- *
- * How the probed instruction is carried out after the pre_handlers
- * (decided once, at registration, from the decoded instruction, in
- * decode.c):
- *
- *  - IP-changing instructions (jmp, jcc, call, ret, loop/jrcxz, indirect
- *    jmp/call) are emulated on pt_regs; nothing runs out of line.  So
- *    are register pushes and register-to-register moves (push %rbp,
- *    mov %rsp,%rbp, argument shuffles: most functions' first
- *    instructions), which makes a probe there one trap per hit even with
- *    a post_handler.
- *  - Everything else is single-stepped out of line: a copy sits in a slot
- *    (kernel/kprobes_slots.c) followed by a call to kprobe_step_trampoline
- *    (or, where that call does not fit or the copy is a popf, by an int3).
- *    We point regs->ip at the copy with IF cleared and return from the
- *    trap; the copy runs and calls the trampoline, which builds pt_regs
- *    as a trap would and hands them to kprobe_step_callback(): one trap
- *    per hit, not two (no TF/#DB trap either way: no DR6 bookkeeping,
- *    and the debug registers stay the debugger's).  There we move ip back
- *    to the instruction after the original, restore IF, and run the
- *    post_handlers.  Interrupts stay off from the int3 to the end of the
- *    post_handlers, so the hit's frame stays this CPU's, as with a trap.
- *    A RIP-relative operand in the copy has its displacement adjusted so
- *    it still addresses what the original did; slots are allocated within
- *    +-2GB of kernel text for that reason.  pushf/popf get their IF fixed.
- *  - Boost: when no probe at the site has a post_handler, nothing is left
- *    to do after the instruction, so the trap returns straight into a
- *    second copy in the slot that ends in a jump back to the next original
- *    instruction: one trap per hit instead of two.  Decided per
- *    instruction at registration (insn_boostable(): not with an exception
- *    table entry, not popf) and per hit (has_post of the site).
- *
- * Refused: int3/int n/into/int1, iret, far transfers, syscall/sysret/
- * sysenter/sysexit, hlt (would stop with IF off), sti (its interrupt
- * shadow cannot be kept), ud2, system instructions of 0f 01 (but
- * clac/stac/rdtscp), and anything with an emulate prefix.
- *
- * Carriers (kernel/kprobes_carriers.c): an int3 on the instruction after
- * a fentry nop standing for the fentry site's ftrace hook.  Its hit runs
- * nothing in the trap: it returns into the carrier's hit stub, which
- * calls the optimizer's trampoline (arch_prepare_carrier(),
- * kprobe_int3_carrier()).
- *
- * Per-CPU state (struct kprobe_ctlblk) is a stack of frames, so a hit
- * inside a handler or inside a single-step (an NMI) nests cleanly: the
- * nested hit counts nmissed, runs no handler, and carries out its
- * instruction on a frame of its own.
+ * x86 kprobes: the int3 hit path, carrying out the probed instruction
+ * (emulated, boosted or single-stepped out of line), faults taken while
+ * a probe runs, the kretprobe trampoline, and the x86 blacklist.
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>
@@ -96,10 +40,17 @@ static nokprobe_inline unsigned long reg_value(struct pt_regs *regs, int off)
 }
 
 /*
- * Emulate an IP-changing instruction on regs.  regs->ip is addr + 1 on
- * entry (as the int3 left it).  An indirect jmp/call through memory loads
- * its target with a plain load: if the operand is unmapped, the fault
- * happens here, as it would have in the original instruction.
+ * Emulate the site's instruction on regs; nothing runs out of line.
+ * Emulated are the IP-changing instructions (jmp, jcc, call, ret,
+ * loop/jrcxz, indirect jmp/call), cli, and register pushes and
+ * register-to-register moves (push %rbp, mov %rsp,%rbp, argument
+ * shuffles: most functions' first instructions), so that a probe there
+ * costs one trap per hit even with a post_handler.
+ *
+ * regs->ip is addr + 1 on entry (as the int3 left it).  An indirect
+ * jmp/call through memory loads its target with a plain load: if the
+ * operand is unmapped, the fault happens here, as it would have in the
+ * original instruction.
  */
 static void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 {
@@ -186,15 +137,53 @@ static void kprobe_emulate(struct kprobe_site *s, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kprobe_emulate);
 
 /*
- * Carry out the probed instruction for the top frame f: emulate it (and
- * finish the frame at once) or start its out-of-line single-step.
+ * Carry out the probed instruction for the top frame f, after the
+ * pre_handlers.  What the instruction allows is decided once, at
+ * registration, from the decoded instruction (decode.c); the site's
+ * state picks the way on each hit:
+ *
+ *  - Detoured (the site is optimized or being (un)optimized): the
+ *    detour's copy runs.
+ *  - Emulated (kprobe_emulate()): the frame is finished at once, its
+ *    post_handlers included.
+ *  - Boosted: when no probe at the site has a post_handler, nothing is
+ *    left to do after the instruction, so the trap returns straight into
+ *    the slot's second copy, which ends in a jump back to the next
+ *    original instruction: one trap per hit instead of two.  Per
+ *    instruction insn_boostable() decides (not with an exception table
+ *    entry, not popf), per hit the site's has_post.
+ *  - Everything else is single-stepped out of line, from a copy in a
+ *    slot followed by a call to kprobe_step_trampoline (or, where that
+ *    call does not fit or the copy is a popf, by an int3):
+ *     1. Here: regs->ip goes to the copy, IF saved in the frame and
+ *        cleared, and we return from the trap.
+ *     2. The copy runs and calls the trampoline, which builds pt_regs as
+ *        a trap would and hands them to kprobe_step_callback() (or it
+ *        reaches the int3, and kprobe_int3_nested() sees it).
+ *     3. kprobe_finish_step() moves ip to the instruction after the
+ *        original, restores IF (pushf/popf get theirs fixed) and runs
+ *        the post_handlers.
+ *    With the call that is one trap per hit, not two, and no TF/#DB
+ *    trap either way: no DR6 bookkeeping, and the debug registers stay
+ *    the debugger's.  Interrupts stay off from the int3 to the end of
+ *    the post_handlers, so the hit's frame stays this CPU's, as with a
+ *    trap.  A RIP-relative operand in the copy has its displacement
+ *    adjusted so that it still addresses what the original did, which is
+ *    why slots must lie within +-2GB of kernel text.
+ *
+ * Instructions none of these can carry out are refused at registration
+ * (kprobe_insn_refused()): int3/int n/into/int1, iret, far transfers,
+ * syscall/sysret/sysenter/sysexit, hlt (would stop with IF off), sti
+ * (its interrupt shadow cannot be kept), ud0/ud1/ud2, the system
+ * instructions of 0f 01 (but clac/stac/rdtscp), and anything with an
+ * emulate prefix.
  */
 static nokprobe_inline void kprobe_execute(struct kprobe_site *s,
 					   struct pt_regs *regs,
 					   struct kprobe_ctlblk *kcb,
 					   struct kprobe_frame *f)
 {
-	if (READ_ONCE(s->opt_state) >= KPROBE_OPT_READY) {
+	if (kprobe_site_detoured(s)) {
 		/*
 		 * Being (un)optimized, or optimized and reached through the
 		 * int3 text_poke_bp() keeps while it writes: the bytes after
@@ -215,7 +204,7 @@ static nokprobe_inline void kprobe_execute(struct kprobe_site *s,
 		kprobe_frame_pop(kcb);
 		return;
 	}
-	if (s->ainsn.boostable && !READ_ONCE(s->has_post)) {
+	if (s->ainsn.boostable && !kprobe_site_has_post(s)) {
 		/*
 		 * Boost: nothing to do after the copy, so run it as plain
 		 * code, interrupts as they were, and let its jump bring it
@@ -264,7 +253,7 @@ static nokprobe_inline int kprobe_finish_step(struct pt_regs *regs,
 {
 	struct kprobe_site *s = f->site;
 	struct arch_specific_insn *ai = &s->ainsn;
-	struct kprobe *kp = READ_ONCE(s->solo_post);
+	struct kprobe *kp = kprobe_site_solo_post(s);
 
 	regs->ip = s->addr + ai->len;
 	if (unlikely(ai->fixups & KP_FIX_PUSHF)) {
@@ -407,24 +396,15 @@ static int kprobe_fault_resumed(struct pt_regs *regs, struct kprobe_frame *f)
 NOKPROBE_SYMBOL(kprobe_fault_resumed);
 
 /*
- * An int3 of another feature of this backend, never a site: returns 1
- * once it has handled the trap at addr.  jprobes.c has one (the end of a
- * jprobe's handler) and overrides this default, so the hit path needs no
- * name of it.
- */
-int __weak kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
-			     unsigned long addr)
-{
-	return 0;
-}
-
-NOKPROBE_SYMBOL(kprobe_int3_other);
-
-/*
  * Every int3 at depth 0 but the fast path's: sites with several probes or
  * a post_handler or jprobe, or an instruction to single-step; and (s NULL)
  * our own int3s in .kprobes.text and int3s that are not ours.  Nested
  * int3s come here from kprobe_int3_nested().  s is the site at the int3.
+ *
+ * A carrier's int3 (on the instruction after a fentry nop, standing for
+ * the fentry site's ftrace hook) runs nothing in the trap:
+ * kprobe_int3_carrier() returns into the carrier's hit stub, which calls
+ * the optimizer's trampoline.
  */
 static noinline int kprobe_int3_general(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
@@ -438,13 +418,13 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 	 * An ftrace site is never ours to trap on: an int3 there is ftrace
 	 * patching its fentry call (text_poke_bp), met late.
 	 */
-	if (!s || (s->flags & KPROBE_SITE_FTRACE)) {
+	if (!s || kprobe_site_is_ftrace(s)) {
 		/*
-		 * Our other int3s, in .kprobes.text (never a site): another
-		 * feature's (kprobe_int3_other()), and the way back from a
-		 * #PF a fault_handler handled.
+		 * Our other int3s, in .kprobes.text (never a site): the end
+		 * of a jprobe's handler (jprobe_return_trap()), and the way
+		 * back from a #PF a fault_handler handled.
 		 */
-		if (kprobe_int3_other(regs, kcb, addr))
+		if (jprobe_return_trap(regs, kcb, addr))
 			return 1;
 		if (addr == (unsigned long)kprobe_fault_resume && f && f->fault_ip)
 			return kprobe_fault_resumed(regs, f);
@@ -462,7 +442,7 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 	}
 
 #ifdef CONFIG_KPROBE_CARRIERS
-	if (unlikely(s->carried))
+	if (unlikely(kprobe_site_carried(s)))
 		return kprobe_int3_carrier(regs, s);
 #endif
 	if (kprobe_running()) {
@@ -480,7 +460,7 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 	 * site whose probes are all being removed is still stepped over,
 	 * under the busy placeholder.
 	 */
-	first = kprobe_site_first(s) ?: &kprobe_busy;
+	first = kprobe_site_standin(s);
 	f = kprobe_frame_push(kcb, s, first, KPROBE_HIT_ACTIVE);
 	if (kprobe_site_pre(s, f, regs)) {
 		/*
@@ -499,7 +479,13 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_int3_general);
 
-/* an int3 while a hit is under way on this CPU (kcb->depth > 0) */
+/*
+ * An int3 while a hit is under way on this CPU (kcb->depth > 0).  The
+ * per-CPU state (struct kprobe_ctlblk) is a stack of frames, so a hit
+ * inside a handler or inside a single-step (an NMI's) nests cleanly: the
+ * nested hit counts nmissed, runs no handler, and carries out its
+ * instruction on a frame of its own.
+ */
 static noinline int kprobe_int3_nested(struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
@@ -515,7 +501,7 @@ static noinline int kprobe_int3_nested(struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_int3_nested);
 
-/* the fast path's hit: kp is s->solo, and no hit is under way */
+/* the fast path's hit: kp is the site's solo probe, and no hit is under way */
 static noinline int kprobe_int3_solo(struct pt_regs *regs,
 				     struct kprobe_ctlblk *kcb,
 				     struct kprobe_site *s, struct kprobe *kp)
@@ -524,7 +510,7 @@ static noinline int kprobe_int3_solo(struct pt_regs *regs,
 	/* a pre_handler that returns 1 moved ip: the instruction is skipped */
 	if (!kp->pre_handler(kp, regs)) {
 		/* as kprobe_execute() does it, in the hit's frame */
-		if (unlikely(READ_ONCE(s->opt_state) >= KPROBE_OPT_READY))
+		if (unlikely(kprobe_site_detoured(s)))
 			regs->ip = kprobe_opt_copy(s);
 		else if (s->ainsn.kind != KP_STEP)
 			kprobe_emulate(s, regs);
@@ -538,7 +524,7 @@ static noinline int kprobe_int3_solo(struct pt_regs *regs,
 NOKPROBE_SYMBOL(kprobe_int3_solo);
 
 /*
- * The second shortcut: kp is s->solo_post, the site's one probe, with a
+ * The second shortcut: kp is s->fast.solo_post, the site's one probe, with a
  * post_handler, and no hit is under way.  The general path's steps with
  * the answers known left out; the instruction is carried out as there.
  */
@@ -561,19 +547,25 @@ NOKPROBE_SYMBOL(kprobe_int3_solo_post);
  * kprobe_int3_handler() - an int3 trapped in kernel mode: is it ours?
  * @regs: registers at the trap; regs->ip is the int3's address + 1
  *
- * Called by do_int3() before the die-notifier chain, NMI-like.  Returns 0
- * for every int3 that is not ours (int3_selftest at boot, kgdb, uprobes'
- * user-mode ones, a real int3 instruction).
+ * Called by do_int3() directly, before the die-notifier chain: a hit then
+ * costs no walk of that chain (uprobes, kgdb and others sit on it), the
+ * order against them is fixed, and the hook exists as long as
+ * CONFIG_KPROBES does.  Returns 0 for every int3 that is not ours
+ * (int3_selftest at boot, kgdb, uprobes' user-mode ones, a real int3
+ * instruction).
  *
  * It only sorts int3s, with tail calls, so that it needs no stack frame
  * of its own.  The fast path is the common hit: no hit under way on this
- * CPU, a site with one pre-only probe (struct kprobe_site.solo) on an
+ * CPU, a site with one pre-only probe (struct kprobe_site.fast.solo) on an
  * instruction that needs no single-step; kprobe_int3_solo() does the
  * general path's steps for that case with every test whose answer is
  * known left out: one frame, one call, then the instruction boosted,
  * emulated, or (while the optimizer patches the site) the detour's copy.
- * A site whose one probe has a post_handler (struct kprobe_site.solo_post)
+ * A site whose one probe has a post_handler (struct kprobe_site.fast.solo_post)
  * takes kprobe_int3_solo_post(), the same idea for that case.
+ *
+ * Context: NMI-like (irqentry_nmi_enter, interrupts off); so is
+ * everything it calls, all NOKPROBE.
  *
  * Return: 1 if handled.
  */
@@ -589,10 +581,10 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (unlikely(kcb->depth))
 		return kprobe_int3_nested(regs, kcb);
 	s = __kprobe_site_lookup(regs->ip - INT3_INSN_SIZE);
-	kp = s ? READ_ONCE(s->solo) : NULL;
+	kp = s ? kprobe_site_solo(s) : NULL;
 	/* (an ftrace site is never stepless: it has no instruction prepared) */
 	if (unlikely(!kp || !s->ainsn.stepless)) {
-		kp = s ? READ_ONCE(s->solo_post) : NULL;
+		kp = s ? kprobe_site_solo_post(s) : NULL;
 		if (kp)
 			return kprobe_int3_solo_post(regs, kcb, s, kp);
 		return kprobe_int3_general(regs, kcb, s);
@@ -628,7 +620,7 @@ int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 		return 1;
 	}
 #ifdef CONFIG_KPROBES_ON_FTRACE
-	if (s->flags & KPROBE_SITE_FTRACE) {
+	if (kprobe_site_is_ftrace(s)) {
 		/* the fentry call "executed" */
 		regs->ip = s->addr + MCOUNT_INSN_SIZE;
 		f->status = KPROBE_HIT_SSDONE;
@@ -637,7 +629,7 @@ int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
 		return 1;
 	}
 #endif
-	first = kprobe_site_first(s) ?: &kprobe_busy;
+	first = kprobe_site_standin(s);
 	kprobe_frame_set_kp(f, first);
 	kprobe_execute(s, regs, kcb, f);
 	return 1;

@@ -5,8 +5,8 @@
  *
  * A site's instruction is read as it was before any probe (the original
  * bytes behind an int3 or a jump of ours), decoded, refused or
- * classified once (core.c's header says what each class costs on a
- * hit): emulated on pt_regs, single-stepped out of line from a slot, and
+ * classified once (kprobe_execute() in core.c says what each class
+ * costs on a hit): emulated on pt_regs, single-stepped out of line from a slot, and
  * boostable or not.  kprobe_insn_jumps_into() answers, for the optimizer
  * and for carriers, whether code can reach an address other than by
  * running through the instruction before it.  Arming writes one byte.
@@ -17,7 +17,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>
@@ -63,7 +63,7 @@ static int kprobe_read_orig(unsigned long addr, u8 *buf)
 	}
 	kprobe_opt_fix_bytes(addr, buf, n);
 	s = kprobe_site_lookup(addr);
-	if (s && !(s->flags & KPROBE_SITE_FTRACE))
+	if (s && !kprobe_site_is_ftrace(s))
 		buf[0] = s->ainsn.orig[0];
 	return n;
 }
@@ -75,6 +75,33 @@ int kprobe_decode_at(unsigned long addr, struct insn *insn, u8 *buf)
 	if (n < 0)
 		return n;
 	return insn_decode(insn, buf, n, INSN_MODE_KERN) < 0 ? -EILSEQ : 0;
+}
+
+/**
+ * arch_site_opcode() - the byte a probe at this site reports as its opcode
+ * @s: the site, prepared
+ *
+ * Return: the original first byte of the probed instruction.
+ */
+kprobe_opcode_t arch_site_opcode(struct kprobe_site *s)
+{
+	return s->ainsn.orig[0];
+}
+
+/**
+ * arch_kprobe_text_patched() - do alternatives own bytes in [start, end)?
+ * @start: first byte
+ * @end: the byte after the last
+ *
+ * Alternatives (lock prefixes included) rewrite text at boot and at CPU
+ * hotplug.  Called with text_mutex held, which alternatives' own lookup
+ * asserts.
+ *
+ * Return: true if they do.
+ */
+bool arch_kprobe_text_patched(unsigned long start, unsigned long end)
+{
+	return alternatives_text_reserved((void *)start, (void *)end);
 }
 
 /**
@@ -573,6 +600,7 @@ int arch_prepare_site(struct kprobe_site *s)
 	insn_byte_t prefix;
 	int ret, i;
 
+	kprobe_assert_locked();
 	if (copy_from_kernel_nofault(buf, (void *)s->addr, MAX_INSN_SIZE))
 		return -EFAULT;
 	/* an int3 here is another patcher's, in mid-flight, or a real one */
@@ -624,6 +652,7 @@ void arch_arm_site(struct kprobe_site *s)
 {
 	u8 int3 = INT3_INSN_OPCODE;
 
+	kprobe_assert_locked();
 	mutex_lock(&text_mutex);
 	text_poke((void *)s->addr, &int3, INT3_INSN_SIZE);
 	mutex_unlock(&text_mutex);
@@ -631,6 +660,7 @@ void arch_arm_site(struct kprobe_site *s)
 
 void arch_disarm_site(struct kprobe_site *s)
 {
+	kprobe_assert_locked();
 	mutex_lock(&text_mutex);
 	text_poke((void *)s->addr, s->ainsn.orig, INT3_INSN_SIZE);
 	mutex_unlock(&text_mutex);

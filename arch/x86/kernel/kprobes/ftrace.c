@@ -1,39 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes on ftrace sites.
- *
- * A function's fentry call (a 5-byte nop while untraced) belongs to
- * ftrace: kprobes never writes an int3 over it.  A probe there is hooked
- * as an ftrace callback instead (KPROBE_FLAG_FTRACE), which costs no trap.
- *
- * Two ftrace_ops: sites whose probes have a post_handler or a jprobe go on
- * one with FTRACE_OPS_FL_IPMODIFY (such probes are the ones that redirect
- * execution, as fail_function does); the others on one without it, so
- * that they can coexist with livepatch and direct trampolines, which
- * claim IPMODIFY for themselves.  Both save full registers.
- *
- * The handler runs in ftrace context with interrupts disabled.  It shares
- * the per-CPU frames of the int3 path, so a hit inside any probe handler
- * only counts nmissed; that is its recursion guard (see
- * kprobe_ftrace_handler()).  The callback and its two out-of-line paths are
- * notrace, as fprobe's and every other callback in kernel/trace/ (which
- * that directory builds without -pg): an fentry call there cost every
- * hit an instruction.
- *
- * Moving a site between the two ops (a post_handler or jprobe comes or
- * goes) is make-before-break: the site is hooked on the new ops first,
- * then unhooked from the old, so no call finds it unhooked.  Meanwhile a
- * call runs our callback twice, once per ops, in the order of ftrace's
- * ops list, within one preemption-disabled walk of that list.  Only the
- * first of the two acts: it notes (ip, regs) in a per-CPU, per-context
- * record, and the second, finding that note of its own call, steps aside.  A
- * record can go stale (the first callback ran, the ops list changed before
- * the second could), so every step of a move ends in
- * kprobe_ftrace_walk_sync(), which waits for each CPU to leave any walk
- * and clears its records.
+ * x86 kprobes on ftrace sites.  A function's fentry call (a 5-byte nop
+ * while untraced) belongs to ftrace, and kprobes never writes an int3
+ * over it: a probe there (KPROBE_FLAG_FTRACE) is hooked as an ftrace
+ * callback instead, which costs no trap.  Here are that callback and
+ * the two ftrace_ops it is registered with.
  */
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 #include <linux/workqueue.h>
@@ -52,7 +26,22 @@ static struct ftrace_ops *kprobe_ftrace_first;
 
 /*
  * A call to a site hooked on both ops: is this its second callback?
- * The first one to run, the ops ahead in the list, records the call.
+ *
+ * A site moving between the two ops (a post_handler or jprobe comes or
+ * goes) is hooked on the new ops before it is unhooked from the old
+ * (make-before-break), so no call finds it unhooked.  Meanwhile a call
+ * runs our callback twice, once per ops, in the order of ftrace's ops
+ * list, within one preemption-disabled walk of that list.  Only the
+ * first of the two acts:
+ *
+ *  1. The first to run, the ops ahead in the list, notes (ip, regs) in a
+ *     per-CPU, per-context record, and goes on with the hit.
+ *  2. The second, finding that note of its own call, steps aside.
+ *  3. A record can go stale (the first callback ran, the ops list changed
+ *     before the second could), so every step of a move ends in
+ *     arch_ftrace_sites_sync(), which waits for each CPU to leave any
+ *     walk and clears its records.
+ *
  * Only the other ops' record counts: when kprobe_ftrace_first changes
  * (an ops is registered), a CPU may still hold the record its own last
  * call left while it was first, and must not mistake it for this one's.
@@ -83,15 +72,15 @@ static void kprobe_ftrace_walk_clear(struct work_struct *unused)
 }
 
 /**
- * kprobe_ftrace_walk_sync() - wait out every ops-list walk in progress
+ * arch_ftrace_sites_sync() - wait out every ops-list walk in progress
  *
  * The list walk runs with preemption disabled, so a work item run on each
  * CPU finds no walk there in progress, in any context; it clears that
  * CPU's records, which no callback still needs.
  */
-void kprobe_ftrace_walk_sync(void)
+void arch_ftrace_sites_sync(void)
 {
-	lockdep_assert_held(&kprobe_mutex);
+	kprobe_assert_locked();
 	WARN_ON_ONCE(schedule_on_each_cpu(kprobe_ftrace_walk_clear));
 }
 
@@ -117,13 +106,13 @@ static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
 	 * probes are all disabled, or one the IPMODIFY ops is taking over:
 	 * nothing to run.  (An armed site's hits start once it is marked so.)
 	 */
-	if (unlikely(!(READ_ONCE(s->flags) & KPROBE_SITE_ARMED)))
+	if (unlikely(!kprobe_site_is_armed(s)))
 		return false;
 	f = kprobe_hit_begin(s);
 	if (f) {
 		regs->ip = ip + INT3_INSN_SIZE;
 		if (!kprobe_site_pre(s, f, regs)) {
-			if (unlikely(READ_ONCE(s->has_post))) {
+			if (unlikely(kprobe_site_has_post(s))) {
 				/* the fentry nop "executed" */
 				regs->ip = ip + MCOUNT_INSN_SIZE;
 				f->status = KPROBE_HIT_SSDONE;
@@ -147,7 +136,7 @@ static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
 	 * regs->ip, or calls the body at the carrier itself, where
 	 * kprobe_carrier_called() tells the call apart.
 	 */
-	carrier = READ_ONCE(s->carrier_moving);
+	carrier = kprobe_site_carrier_moving(s);
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) && unlikely(carrier) &&
 	    regs->ip == ip + MCOUNT_INSN_SIZE)
 		regs->ip = kprobe_carrier_resume(carrier);
@@ -185,6 +174,13 @@ NOKPROBE_SYMBOL(kprobe_ftrace_pre_only);
  * for the post_handlers.  A pre_handler that returns 1 leaves regs->ip
  * where it put it, and ftrace resumes there; a jprobe's handler is
  * reached that way (arch/x86/kernel/kprobes/jprobes.c).
+ *
+ * It runs in ftrace context with interrupts disabled, and shares the
+ * per-CPU frames of the int3 path, so a hit inside any probe handler only
+ * counts nmissed: that is its recursion guard (below).  It and its two
+ * out-of-line paths are notrace, as fprobe's and every other callback in
+ * kernel/trace/ (which that directory builds without -pg): an fentry call
+ * there cost every hit an instruction.
  */
 notrace void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *ops,
@@ -217,7 +213,7 @@ notrace void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(!s))
 		goto out;
 	/* moving between our ops: one of the two callbacks acts */
-	if (unlikely(READ_ONCE(s->ftrace_dual)) &&
+	if (unlikely(kprobe_site_ftrace_dual(s)) &&
 	    kprobe_ftrace_second(ops, ip, regs))
 		goto out;
 	kcb = get_kprobe_ctlblk();
@@ -239,6 +235,14 @@ out:
 
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 
+/*
+ * Two ftrace_ops: sites whose probes have a post_handler or a jprobe go
+ * on the one with FTRACE_OPS_FL_IPMODIFY (such probes are the ones that
+ * redirect execution, as fail_function does); the others on the one
+ * without it, so that they can coexist with livepatch and direct
+ * trampolines, which claim IPMODIFY for themselves.  Both save full
+ * registers.
+ */
 static struct ftrace_ops kprobe_ftrace_ops __read_mostly = {
 	.func = kprobe_ftrace_handler,
 	.flags = FTRACE_OPS_FL_SAVE_REGS,
@@ -250,13 +254,13 @@ static struct ftrace_ops kprobe_ipmodify_ops __read_mostly = {
 };
 
 /**
- * kprobe_ftrace_ops_ours() - is this ftrace_ops one of kprobes' own?
+ * arch_ftrace_ops_ours() - is this ftrace_ops one of kprobes' own?
  * @ops: an ops ftrace is about to register or change
  *
  * Return: true for the two ops of this file, whose changes kprobes makes
  * itself, under kprobe_mutex (kprobe_ftrace_divert() must not wait then).
  */
-bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops)
+bool arch_ftrace_ops_ours(struct ftrace_ops *ops)
 {
 	return ops == &kprobe_ftrace_ops || ops == &kprobe_ipmodify_ops;
 }
@@ -273,11 +277,11 @@ static void kprobe_ftrace_registering(struct ftrace_ops *ops)
 {
 	WRITE_ONCE(kprobe_ftrace_first, ops);
 	if (kprobe_ftrace_users + kprobe_ipmodify_users)
-		kprobe_ftrace_walk_sync();
+		arch_ftrace_sites_sync();
 }
 
 /**
- * kprobe_ftrace_update() - change the fentry sites hooked on one ops
+ * arch_ftrace_sites_update() - change the fentry sites hooked on one ops
  * @ipmodify: the IPMODIFY ops, or the plain one
  * @add: sites to hook
  * @nadd: how many
@@ -290,8 +294,8 @@ static void kprobe_ftrace_registering(struct ftrace_ops *ops)
  * Return: 0, or ftrace's error for @add (then none of @add is hooked;
  * @del is done regardless).
  */
-int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
-			 unsigned long *del, int ndel)
+int arch_ftrace_sites_update(bool ipmodify, unsigned long *add, int nadd,
+			     unsigned long *del, int ndel)
 {
 	if (ipmodify)
 		return kprobe_ftrace_ops_update(&kprobe_ipmodify_ops,

@@ -1,41 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * x86 jprobes: the excursion from a hit into a jprobe's handler, and back.
- *
- * Out.  The jprobe's pre_handler (arch_jprobe_setjmp(), on the int3 or the
- * ftrace path, with interrupts off) saves the probed function's registers
- * in a per-CPU excursion record, marks the hit's frame KPROBE_HIT_JPROBE
- * (it stays pushed: kprobe_running() is the jprobe until it returns, so a
- * probe hit meanwhile, the same function's included, counts nmissed), and
- * sends the trap's return (or ftrace's, whose ftrace_ops has IPMODIFY)
- * to jprobe_trampoline with interrupts still off.  Only one excursion per
- * CPU can be under way: handlers run only for a hit on a CPU running none.
- *
- * The handler's frame.  jprobe_trampoline starts with the function's own
- * registers and stack pointer.  It does not call the handler on that
- * stack: it builds a mirror of the argument area just below it, the first
- * JPROBE_MAX_STACK_SIZE bytes from the return address up, with the return
- * address replaced by jprobe_return, and jumps to the handler with the
- * stack pointer at the mirror.  The handler sees the arguments where the
- * ABI puts them (registers, and stack arguments up to the bound), may
- * scribble over its stack arguments as a callee may, and the original
- * ones stay untouched, so nothing is copied back.  A handler that simply
- * returns ends up in jprobe_return() too.
- *
- * Back.  jprobe_return() tells lockdep the interrupt state the function
- * will have again and executes an int3 we know; kprobe_int3_handler()
- * hands it to kprobe_int3_other(), this file's, and so to
- * jprobe_longjmp(), which puts the saved registers in the trap frame
- * (stack pointer included: the handler's frames are dropped) and lets
- * the hit go on from the jprobe on (kprobe_jprobe_resume()).
- *
- * Interrupts are off from the hit to the longjmp, which is what lets
- * unregister_jprobe() wait for handlers with one IPI round, as for every
- * hit.  Lockdep is told so on the way out (the trap's exit restored its
- * view from before the hit) and told the function's state on the way back.
+ * x86 jprobes: the excursion from a hit into a jprobe's handler, which
+ * runs with the probed function's arguments on a mirror of its stack,
+ * and the way back into the hit through the int3 of jprobe_return().
  */
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/export.h>
 #include <linux/irqflags.h>
 #include <linux/kasan.h>
@@ -49,6 +19,10 @@
 
 #include "common.h"
 
+/*
+ * A jprobe's excursion under way on this CPU.  Only one per CPU can be:
+ * handlers run only for a hit on a CPU running none.
+ */
 struct jprobe_excursion {
 	struct pt_regs regs;	/* the probed function's, at the hit */
 	void *entry;		/* the handler under way */
@@ -61,7 +35,30 @@ static DEFINE_PER_CPU(struct jprobe_excursion, jprobe_excursion);
  * @jp: the jprobe whose pre_handler runs
  * @regs: the probed function's registers at its entry
  *
- * Called as a pre_handler, from the top frame of this CPU (the hit).
+ * Called as a pre_handler, from the top frame of this CPU (the hit), on
+ * the int3 or the ftrace path, with interrupts off.  The excursion:
+ *
+ *  1. Here: save the probed function's registers in this CPU's
+ *     excursion record, mark the hit's frame KPROBE_HIT_JPROBE and send
+ *     the trap's return (or ftrace's, whose ftrace_ops has IPMODIFY) to
+ *     jprobe_trampoline with interrupts still off.  The frame stays
+ *     pushed: kprobe_running() is the jprobe until it returns, so a probe
+ *     hit meanwhile, the same function's included, counts nmissed.
+ *  2. jprobe_trampoline runs the handler on a mirror of the function's
+ *     argument area, whose return address is jprobe_return.
+ *  3. jprobe_return(), called by the handler or returned to, tells
+ *     lockdep the interrupt state the function will have again
+ *     (jprobe_return_prepare()) and executes an int3 we know;
+ *     kprobe_int3_handler() hands it to jprobe_return_trap().
+ *  4. jprobe_longjmp() puts the saved registers in the trap frame (stack
+ *     pointer included: the handler's frames are dropped) and lets the
+ *     hit go on from the jprobe on (kprobe_jprobe_resume()).
+ *
+ * Interrupts are off from the hit to the longjmp, which is what lets
+ * unregister_jprobe() wait for handlers with one IPI round, as for every
+ * hit.  Lockdep is told so on the way out (jprobe_trampoline_enter(): the
+ * trap's exit restored its view from before the hit) and told the
+ * function's state on the way back.
  *
  * Return: 1: regs->ip was changed, the frame is kept (KPROBE_HIT_JPROBE).
  */
@@ -124,13 +121,24 @@ NOKPROBE_SYMBOL(jprobe_trampoline_enter);
 
 /*
  * jprobe_trampoline: entered by the trap's (or ftrace's) return with the
- * function's registers and stack pointer, interrupts off.  The argument
- * registers are kept around the C call: on x86_64 %rdi..%r9 and %rax
- * (the vector count of a varargs call), with %r11 free at a function's
- * entry (call-clobbered, no argument) to carry the handler's address; on
- * i386 (-mregparm=3) %eax, %edx and %ecx, with %ebx carrying it: every
- * call-clobbered register is an argument there, and the handler keeps
- * %ebx for its caller, whose registers the longjmp reloads anyway.
+ * function's registers and stack pointer, interrupts off.  It does not
+ * call the handler on that stack: it builds a mirror of the argument
+ * area just below it, the first JPROBE_MAX_STACK_SIZE bytes from the
+ * return address up, with the return address replaced by jprobe_return,
+ * and jumps to the handler with the stack pointer at the mirror.  The
+ * handler sees the arguments where the ABI puts them (registers, and
+ * stack arguments up to the bound), may scribble over its stack
+ * arguments as a callee may, and the original ones stay untouched, so
+ * nothing is copied back.  A handler that simply returns ends up in
+ * jprobe_return() too.
+ *
+ * The argument registers are kept around the C call: on x86_64 %rdi..%r9
+ * and %rax (the vector count of a varargs call), with %r11 free at a
+ * function's entry (call-clobbered, no argument) to carry the handler's
+ * address; on i386 (-mregparm=3) %eax, %edx and %ecx, with %ebx carrying
+ * it: every call-clobbered register is an argument there, and the
+ * handler keeps %ebx for its caller, whose registers the longjmp reloads
+ * anyway.
  */
 #ifdef CONFIG_X86_64
 asm(".pushsection .kprobes.text, \"ax\"\n"
@@ -264,13 +272,13 @@ static int jprobe_longjmp(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 
 NOKPROBE_SYMBOL(jprobe_longjmp);
 
-/* core.c's hook for int3s that are not sites: jprobe_return()'s */
-int kprobe_int3_other(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
-		      unsigned long addr)
+/* core.c asks about each int3 of .kprobes.text that is not a site */
+int jprobe_return_trap(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+		       unsigned long addr)
 {
 	if (addr != (unsigned long)jprobe_return_break)
 		return 0;
 	return jprobe_longjmp(regs, kcb);
 }
 
-NOKPROBE_SYMBOL(kprobe_int3_other);
+NOKPROBE_SYMBOL(jprobe_return_trap);

@@ -5,7 +5,7 @@
  * It tells lockdep the interrupt state the probed function gets back
  * (jprobe_return_prepare()), then executes the int3 at
  * jprobe_return_break, which kprobe_int3_handler() hands to
- * jprobe_longjmp() (through kprobe_int3_other()): that never
+ * jprobe_longjmp() (through jprobe_return_trap()): that never
  * returns here while a handler is under way.  Called outside one,
  * the int3 is stepped over with a warning and this returns.  In
  * .kprobes.text, so never probed.

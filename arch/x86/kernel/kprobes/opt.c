@@ -1,51 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * x86 jump optimization: a probe's int3 replaced by a jump to a detour.
- *
- * The optimized region is the whole instructions from the probe address
- * that a 5-byte jmp rel32 covers (at most KPROBE_OPT_MAX_LEN bytes).  Its
- * detour is one instruction slot (kernel/kprobes_slots.c, within reach of
- * all kernel text):
- *
- *   stub+0   .quad site                  (read through the return address;
- *                                         a carrier's: the fentry site)
- *   stub+8   call kprobe_opt_trampoline  (the jump over the region goes here)
- *   stub+13  the region's instructions, RIP-relative operands fixed
- *            jmp addr + len
- *
- * kprobe_opt_trampoline builds a struct pt_regs below the return address
- * the call pushed, as an int3 would have (ip = addr + 1, the flags of the
- * probed code), disables interrupts (the return address is the copied
- * region already) and calls kprobe_opt_callback() with the site, which
- * runs the pre_handlers and says whether one returned 1 (the trampoline
- * then writes the slot over with the address it put in regs->ip).  The
- * trampoline restores the registers (a handler's changes included, the
- * flags too, and with them the interrupt state) and returns there.  The unwinder is handed
- * those pt_regs, so a stack trace taken in a handler shows the probed
- * function and its callers, as on the int3 path.
- *
- * When a region may be optimized (arch_prepare_opt()): every instruction
- * in it is relocatable (no transfer of control, nothing refused to
- * probes, no exception-table entry), no other probe sits inside it, no
- * other patcher (alternatives, jump labels, static calls, ftrace) owns a
- * byte of it, it lies in one function, and nothing in that function can
- * jump into it past its first byte: no relative jump or call aims
- * inside, no indirect jump (a jump table could), no jump to an indirect
- * thunk, no exception-table entry (a fixup could land inside).
- *
- * Patching (the core's optimizer, kernel/kprobes_opt.c, decides when): a
- * site whose detour is ready sends its int3 hits into the detour's copy of
- * the region, which jumps past the region, so that after one wait for every
- * task (kprobe_sync_tasks(): a voluntary switch each, or without
- * PREEMPTION a pass of every CPU through the scheduler) no
- * CPU is inside the region but at its first byte.  The jump is then
- * written by text_poke_bp(): meanwhile a CPU at the int3 is sent to the
- * detour.  Unoptimizing writes the int3 back, then (once every CPU sees
- * it) the original bytes after it, the int3 hits still going to the
- * detour until it is done.
+ * x86 jump optimization: a probe's int3 replaced by a jump to a detour,
+ * which runs the site's probes through kprobe_opt_trampoline and then a
+ * copy of the instructions the jump covered.  Here are the detour's
+ * hit path, the check of a region and the writing of the jumps.
  */
 #include <linux/kprobes.h>
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/kallsyms.h>
 #include <linux/extable.h>
 #include <linux/list_sort.h>
@@ -74,12 +35,26 @@ static_assert(offsetof(struct pt_regs, ip) == KP_REGS_IP);
 static_assert(offsetof(struct kprobe_site, addr) == OPT_SITE_ADDR);
 
 /*
- * regs->ip and regs->sp are filled in here, as an int3 would leave them
- * (ip = the probe address + 1, sp = above the call's return slot), and
- * the unwinder is told that the stack pointer points at full pt_regs:
- * a stack trace taken in a handler goes from the trampoline straight to
- * the probed function and its callers, never into the detour (which
- * has no unwind data).  Before the ret, the frame is a function's again.
+ * The detour's call lands here; the return address it pushed is the
+ * detour's copy of the region, the site pointer sits before the call.
+ *
+ *  1. Build a struct pt_regs below the return address, as an int3 would
+ *     have left it: ip = the probe address + 1, sp = above the call's
+ *     return slot, the flags of the probed code.
+ *  2. Disable interrupts (the return address is the copied region
+ *     already).
+ *  3. Call kprobe_opt_callback() with the site; it runs the pre_handlers
+ *     and says whether one returned 1, in which case we write the return
+ *     slot over with the address it put in regs->ip.
+ *  4. Restore the registers, a handler's changes included, the flags too
+ *     and with them the interrupt state, and return: into the copy, or
+ *     where the handler sent us.
+ *
+ * The unwinder is told that the stack pointer points at full pt_regs: a
+ * stack trace taken in a handler goes from the trampoline straight to
+ * the probed function and its callers, as on the int3 path, never into
+ * the detour (which has no unwind data).  Before the ret, the frame is a
+ * function's again.
  */
 asm(".pushsection .kprobes.text, \"ax\"\n"
 	".global kprobe_opt_trampoline\n"
@@ -139,7 +114,7 @@ static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
 	 * user's trampoline: the hook ran this call's probes.
 	 */
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
-	    unlikely(READ_ONCE(s->carrier_diverted)) &&
+	    unlikely(kprobe_site_carrier_diverted(s)) &&
 	    kprobe_carrier_called(s, regs))
 		return 0;
 	f = kprobe_hit_begin(s);
@@ -152,8 +127,8 @@ static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
 		 * while one registers (the jump is being undone for it).
 		 */
 		if (!moved && IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
-		    unlikely(READ_ONCE(s->has_post)) &&
-		    (READ_ONCE(s->flags) & KPROBE_SITE_FTRACE))
+		    unlikely(kprobe_site_has_post(s)) &&
+		    kprobe_site_is_ftrace(s))
 			kprobe_carried_post(s, f, regs);
 		kprobe_frame_pop(get_kprobe_ctlblk());
 	}
@@ -277,6 +252,25 @@ static int opt_copy_region(struct kprobe_site *s, u8 *buf,
  * Called with kprobe_mutex held.  On success the site's int3 hits may go
  * through the detour (kprobe_opt_copy()); nothing is patched yet.
  *
+ * The region is the whole instructions from the probe address that a
+ * 5-byte jmp rel32 covers (at most KPROBE_OPT_MAX_LEN bytes).  It may be
+ * optimized if every instruction in it is relocatable (no transfer of
+ * control, nothing refused to probes, no exception-table entry), no
+ * other probe sits inside it, no other patcher (alternatives, jump
+ * labels, static calls, ftrace) owns a byte of it, it lies in one
+ * function, and nothing in that function can jump into it past its first
+ * byte: no relative jump or call aims inside, no indirect jump (a jump
+ * table could), no jump to an indirect thunk, no exception-table entry
+ * (a fixup could land inside).
+ *
+ * Its detour is one instruction slot, within reach of all kernel text:
+ *
+ *   stub+0   .quad site                  (read through the return address;
+ *                                         a carrier's: the fentry site)
+ *   stub+8   call kprobe_opt_trampoline  (the jump over the region goes here)
+ *   stub+13  the region's instructions, RIP-relative operands fixed
+ *            jmp addr + len
+ *
  * Return: 0; -EAGAIN if another site is inside the region (it may
  * qualify once that one goes); -EINVAL, -EBUSY, -E2BIG or -EILSEQ if the
  * region does not qualify; -ENOMEM.
@@ -290,6 +284,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 	struct insn insn;
 	int len = 0, ret;
 
+	kprobe_assert_locked();
 	if (!kprobe_sym_size_offset(s->addr, &size, &offset))
 		return -EINVAL;
 	start = s->addr - offset;
@@ -338,7 +333,7 @@ int arch_prepare_opt(struct kprobe_site *s)
 	 * The site whose probes a hit runs, and whose address + 1 is regs->ip:
 	 * a carrier's is the fentry site it carries (kprobes_carriers.c).
 	 */
-	hit = s->carried ?: s;
+	hit = kprobe_site_carried(s) ?: s;
 	memcpy(buf, &hit, sizeof(hit));
 	__text_gen_insn(buf + OPT_CALL_OFFSET, CALL_INSN_OPCODE,
 			(void *)(stub + OPT_CALL_OFFSET), kprobe_opt_trampoline,
@@ -368,11 +363,24 @@ int arch_prepare_opt(struct kprobe_site *s)
  * @s: the site, its detour built and a task grace period passed since
  *
  * Called with text_mutex held; arch_optimize_finish() writes them all.
+ * The core's optimizer (kernel/kprobes_opt.c) decides when; the jump is
+ * safe to write because:
+ *
+ *  1. A site whose detour is ready sends its int3 hits into the detour's
+ *     copy of the region, which jumps past the region (kprobe_opt_copy()).
+ *  2. After one wait for every task (kprobe_sync_tasks(): a voluntary
+ *     switch each, or without PREEMPTION a pass of every CPU through the
+ *     scheduler) no CPU is inside the region but at its first byte.
+ *  3. The jump is then written by text_poke_bp() (queued here): while it
+ *     writes, a CPU at its int3 is sent to the detour as in step 1.
+ *
+ * Unoptimizing is the reverse, in arch_unoptimize_finish().
  */
 void arch_optimize_queue(struct kprobe_site *s)
 {
 	u8 jmp[JMP32_INSN_SIZE];
 
+	kprobe_assert_locked();
 	__text_gen_insn(jmp, JMP32_INSN_OPCODE, (void *)s->addr,
 			s->ainsn.opt_stub + OPT_CALL_OFFSET, JMP32_INSN_SIZE);
 	text_poke_queue((void *)s->addr, jmp, JMP32_INSN_SIZE, NULL);
@@ -435,8 +443,8 @@ static void opt_span_add(struct opt_span *sp, unsigned long addr,
 static int opt_site_cmp(void *priv, const struct list_head *a,
 			const struct list_head *b)
 {
-	unsigned long x = list_entry(a, struct kprobe_site, opt_node)->addr;
-	unsigned long y = list_entry(b, struct kprobe_site, opt_node)->addr;
+	unsigned long x = list_entry(a, struct kprobe_site, opt.node)->addr;
+	unsigned long y = list_entry(b, struct kprobe_site, opt.node)->addr;
 
 	return x < y ? -1 : x > y;
 }
@@ -454,7 +462,7 @@ static void opt_poke_sites(struct list_head *sites, int from, int len,
 	struct kprobe_site *s;
 	const u8 *src;
 
-	list_for_each_entry(s, sites, opt_node) {
+	list_for_each_entry(s, sites, opt.node) {
 		if (int3)
 			src = &int3_insn;
 		else
@@ -466,7 +474,7 @@ static void opt_poke_sites(struct list_head *sites, int from, int len,
 
 /**
  * arch_unoptimize_finish() - put optimized sites' region bytes back
- * @sites: optimized sites, on their ->opt_node (sorted here by address)
+ * @sites: optimized sites, on their ->opt.node (sorted here by address)
  * @disarm: put the original first byte back too (the sites are going)
  *
  * text_poke_bp() writes one instruction, and int3 + the rest of the
@@ -493,19 +501,6 @@ void arch_unoptimize_finish(struct list_head *sites, bool disarm)
 }
 
 /**
- * arch_unoptimize() - put the int3 and the region's bytes back
- * @s: an optimized site (it stays armed); a done site is on no list
- */
-void arch_unoptimize(struct kprobe_site *s)
-{
-	LIST_HEAD(one);
-
-	list_add(&s->opt_node, &one);
-	arch_unoptimize_finish(&one, false);
-	list_del_init(&s->opt_node);
-}
-
-/**
  * arch_opt_fix_bytes() - undo an optimized site's jump in read text
  * @s: an optimized site
  * @addr: where @buf was read from
@@ -523,6 +518,18 @@ void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
 		if (a > s->addr && a < s->addr + JMP32_INSN_SIZE)
 			buf[i] = s->ainsn.opt_orig[a - s->addr];
 	}
+}
+
+/**
+ * arch_opt_len() - how many bytes a site's jump covers
+ * @s: the site
+ *
+ * Return: the length of the instructions the jump replaces, from s->addr
+ * on; 0 before arch_prepare_opt() chose them.
+ */
+int arch_opt_len(struct kprobe_site *s)
+{
+	return s->ainsn.opt_len;
 }
 
 /**

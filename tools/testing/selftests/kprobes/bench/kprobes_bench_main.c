@@ -4,22 +4,7 @@
  * costs, through the public kprobes API only, so the same source measures
  * IMPL=ours and IMPL=upstream.  harness/bench.sh boots each kernel, runs
  * bench.sh (this folder) in the guest and tabulates the "kpb: " lines.
- *
- * All figures are guest nanoseconds from ktime_get_ns().  Under
- * qemu -icount shift=0 one guest instruction is one nanosecond, so they
- * are then instruction counts, the same from run to run.
- *
- * phase=hit   per-hit cost of each kind of probe: loops calls of a target
- *             with the probe, minus loops calls without it, over loops.
- * phase=reg   register/unregister n probes one by one and with the batch
- *             calls, on module functions (kpb_fn_table) and, given
- *             funcs=FILE (one symbol a line), on kernel functions.
- * phase=scale funcs=FILE: a kprobe on every function of FILE the
- *             implementation accepts (batches of SCALE_CHUNK, within
- *             budget_s seconds), left armed, counting hits, until the
- *             module is removed; the counts by errno are printed.
- * Loaded with any phase, /sys/module/kprobes_bench/parameters/now reads
- * ktime_get_ns(), for timing from the shell.
+ * One phase per insmod (phase=hit, reg or scale).
  */
 #define pr_fmt(fmt) "kpb: " fmt
 
@@ -58,6 +43,10 @@ module_param(funcs, charp, 0444);
 static bool icount;
 module_param(icount, bool, 0444);
 
+/*
+ * Loaded with any phase, /sys/module/kprobes_bench/parameters/now reads
+ * ktime_get_ns(), for timing from the shell.
+ */
 static int now_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%llu\n", ktime_get_ns());
@@ -131,6 +120,11 @@ static void wp_count(struct wprobe *wp, struct pt_regs *regs)
 }
 #endif
 
+/*
+ * All figures are guest nanoseconds from ktime_get_ns().  Under
+ * qemu -icount shift=0 one guest instruction is one nanosecond, so they
+ * are then instruction counts, the same from run to run.
+ */
 static u64 run_loop(long (*fn)(long), int count)
 {
 	u64 t0 = ktime_get_ns();
@@ -373,6 +367,10 @@ static void hit_entry_alone(u64 base_c, u64 base_c2)
 #endif
 }
 
+/*
+ * phase=hit: per-hit cost of each kind of probe: loops calls of a target
+ * with the probe, minus loops calls without it, over loops.
+ */
 static void phase_hit(void)
 {
 	u64 base_short = loop_ns(call_short), base_long = loop_ns(call_long);
@@ -510,10 +508,6 @@ static void phase_hit(void)
 /* ---- registration ------------------------------------------------------------ */
 
 /*
- * Time register_kprobe() of each, unregister_kprobe() of each, then
- * register_kprobes() and unregister_kprobes() of those accepted.
- */
-/*
  * Before each timed step: the background work the step before queued (the
  * optimizer, lingering ftrace hooks, ours' carrier mover, freeing sites
  * after a grace period) runs out here, so that it is charged to no step
@@ -524,6 +518,10 @@ static void kpb_settle(void)
 	msleep(1000);
 }
 
+/*
+ * Time register_kprobe() of each, unregister_kprobe() of each, then
+ * register_kprobes() and unregister_kprobes() of those accepted.
+ */
 static void time_reg(const char *what, struct kprobe *kps, int count)
 {
 	struct kprobe **pp = kvmalloc_array(count, sizeof(*pp), GFP_KERNEL);
@@ -598,6 +596,11 @@ static char **read_names(const char *path, int max, int *count, void **buf)
 	return names;
 }
 
+/*
+ * phase=reg: register/unregister n probes one by one and with the batch
+ * calls, on module functions (kpb_fn_table) and, given funcs=FILE (one
+ * symbol a line), on kernel functions.
+ */
 static void phase_reg(void)
 {
 	struct kprobe *kps;
@@ -673,6 +676,12 @@ static int scale_chunk(struct kprobe *kps, int count, int *refused)
 	return ok;
 }
 
+/*
+ * phase=scale funcs=FILE: a kprobe on every function of FILE the
+ * implementation accepts (batches of SCALE_CHUNK, within budget_s
+ * seconds), left armed, counting hits, until the module is removed
+ * (scale_done()); the counts by errno are printed.
+ */
 static void phase_scale(void)
 {
 	int i, count, tried = 0, refused[5] = { 0 };	/* EINVAL EBUSY EILSEQ ENOENT other */

@@ -21,7 +21,7 @@
 #include "kprobes_api.h"
 
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 
 /*
  * A carried entry probe: its handlers see what the ftrace hook shows
@@ -314,7 +314,7 @@ int t_carrier_settle_generations(void)
 		goto out1;
 	wait_for_kprobe_optimizer();
 	/* an int3-only carrier would move by itself in the background */
-	if (!kx.site->carrier || !ky.site->carrier ||
+	if (!kx.site->carry.carrier || !ky.site->carry.carrier ||
 	    !kprobe_optimized(&kx) || !kprobe_optimized(&ky)) {
 		skip = KPT_SKIP_BECAUSE("this boot: the entries are not carried by jumps");
 		goto out2;
@@ -344,24 +344,24 @@ int t_carrier_settle_generations(void)
 		goto out3;
 	}
 	/* B's hook in: its move began after A's wait did */
-	for (i = 0; i < 100 && !READ_ONCE(kx.site->carrier_hooked); i++)
+	for (i = 0; i < 100 && !READ_ONCE(kx.site->carry.hooked); i++)
 		msleep(20);
-	KPT_EXPECT(READ_ONCE(kx.site->carrier_hooked));
+	KPT_EXPECT(READ_ONCE(kx.site->carry.hooked));
 	msleep(50);	/* and B waits too */
 
 	WRITE_ONCE(gen_switch, true);	/* ends A's wait, not B's */
 	KPT_EXPECT(wait_for_completion_timeout(&a.done, 4 * HZ));
 	KPT_EXPECT_EQ(a.ret, 0);
-	KPT_EXPECT(!READ_ONCE(ky.site->carrier));	/* A's own: gone */
+	KPT_EXPECT(!READ_ONCE(ky.site->carry.carrier));	/* A's own: gone */
 	/* B still waits: kpt_target() must still be carried */
 	KPT_EXPECT_EQ(b.ret, -EINPROGRESS);
-	KPT_EXPECT(READ_ONCE(kx.site->carrier));
+	KPT_EXPECT(READ_ONCE(kx.site->carry.carrier));
 	KPT_EXPECT(READ_ONCE(*xnext) != xorig);
 
 	WRITE_ONCE(gen_stop, true);	/* B's wait ends */
 	KPT_EXPECT(wait_for_completion_timeout(&b.done, 4 * HZ));
 	KPT_EXPECT_EQ(b.ret, 0);
-	KPT_EXPECT(!READ_ONCE(kx.site->carrier));
+	KPT_EXPECT(!READ_ONCE(kx.site->carry.carrier));
 	reset();
 	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
 	KPT_EXPECT_EQ(call_alt(3, 4), 3004);

@@ -21,7 +21,7 @@
 #include "kprobes_api.h"
 
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 #include <linux/wprobes.h>
 
 /*
@@ -75,7 +75,7 @@ static int mover_fn(void *unused)
 		atomic_inc(&mover_calls);
 		i++;
 		s = READ_ONCE(mover_busy_site);
-		if (s && !READ_ONCE(mover_busy) && READ_ONCE(s->carrier_moving)) {
+		if (s && !READ_ONCE(mover_busy) && READ_ONCE(s->carry.moving)) {
 			WRITE_ONCE(mover_busy_until, jiffies + HZ);
 			WRITE_ONCE(mover_busy, true);
 		}
@@ -192,7 +192,7 @@ int t_carrier_move_exact(void)
  * The hook callback of a moving site reads the carrier once and goes on
  * in it: an unregistration may end the move, and retire the carrier,
  * right after that read.  A read/write watchpoint on the site's
- * ->carrier_moving stops the mover thread just after each of its reads
+ * ->carry.moving stops the mover thread just after each of its reads
  * there, until the carrier is dropped (or ten milliseconds), and the
  * probe goes away during a background move (kpt_tiny(): no jump, so its
  * carrier moves a moment after registration): the call held then goes on
@@ -200,7 +200,7 @@ int t_carrier_move_exact(void)
  * the site (and the watched word) until the watchpoint is gone.  Every
  * call must still return its result and be seen at most once, and the
  * carrier's memory must still be there (KASAN, in make test-debug).  A
- * reader that read ->carrier_moving and then the carrier (two loads, as
+ * reader that read ->carry.moving and then the carrier (two loads, as
  * before the fix) gets NULL for the second here.
  */
 static struct kprobe_site *window_site;
@@ -212,12 +212,12 @@ static void window_watch(struct wprobe *wp, struct pt_regs *regs)
 	int i;
 
 	if (current != READ_ONCE(mover_task) ||
-	    !READ_ONCE(window_site->carrier_moving))
+	    !READ_ONCE(window_site->carry.moving))
 		return;
 	atomic_inc(&window_reads);
 	WRITE_ONCE(window_holding, true);
 	for (i = 0; i < 10000; i++) {
-		if (!READ_ONCE(window_site->carrier)) {
+		if (!READ_ONCE(window_site->carry.carrier)) {
 			atomic_inc(&window_ends);
 			break;
 		}
@@ -266,14 +266,14 @@ int t_carrier_move_reader_window(void)
 			unregister_kprobe(&anchor);
 			break;
 		}
-		if (!KPT_EXPECT(kp.site->carrier)) {
+		if (!KPT_EXPECT(kp.site->carry.carrier)) {
 			unregister_kprobe(&kp);
 			unregister_kprobe(&anchor);
 			break;
 		}
 		window_site = kp.site;
-		wp.addr = &window_site->carrier_moving;
-		wp.len = sizeof(window_site->carrier_moving);
+		wp.addr = &window_site->carry.moving;
+		wp.len = sizeof(window_site->carry.moving);
 		ret = register_wprobe(&wp);
 		if (ret) {
 			unregister_kprobe(&kp);
@@ -370,7 +370,7 @@ int t_carrier_divert_during_move(void)
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 		goto out_mover;
 	s = kp.site;
-	if (!KPT_EXPECT(s->carrier))
+	if (!KPT_EXPECT(s->carry.carrier))
 		goto out_probe;
 	calls = atomic_read(&mover_calls);
 	hits = atomic_read(&mover_hits);
@@ -384,24 +384,24 @@ int t_carrier_divert_during_move(void)
 	WRITE_ONCE(mover_busy_site, s);
 	mover_hold(false);
 	deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
-	while (!READ_ONCE(s->carrier_moving) && time_before(jiffies, deadline))
+	while (!READ_ONCE(s->carry.moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
-	moving = READ_ONCE(s->carrier_moving);
+	moving = READ_ONCE(s->carry.moving);
 	WRITE_ONCE(mover_busy_until, jiffies + 5 * HZ);
 	WRITE_ONCE(mover_busy, true);
 	ret = register_ftrace_function(&twin_ops);
 	KPT_EXPECT(moving);
 	KPT_EXPECT_EQ(ret, 0);
 	/* the registration did not wait: the mover holds the move off */
-	KPT_EXPECT(READ_ONCE(s->carrier_moving) && READ_ONCE(s->carrier));
+	KPT_EXPECT(READ_ONCE(s->carry.moving) && READ_ONCE(s->carry.carrier));
 	msleep(50);		/* calls diverted while the carrier is there */
 	WRITE_ONCE(mover_busy_until, jiffies);
 	/* the move ends in the background, the user still on */
 	deadline = jiffies + 5 * HZ;
-	while (READ_ONCE(s->carrier) && time_before(jiffies, deadline))
+	while (READ_ONCE(s->carry.carrier) && time_before(jiffies, deadline))
 		usleep_range(1000, 2000);
-	KPT_EXPECT(!READ_ONCE(s->carrier_moving));
-	KPT_EXPECT(!READ_ONCE(s->carrier));
+	KPT_EXPECT(!READ_ONCE(s->carry.moving));
+	KPT_EXPECT(!READ_ONCE(s->carry.carrier));
 	msleep(20);
 	WRITE_ONCE(mover_busy_site, NULL);	/* before the site may go */
 	mover_hold(true);

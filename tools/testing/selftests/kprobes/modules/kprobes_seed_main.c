@@ -30,7 +30,7 @@
 #include "kprobes_seed_targets.h"
 
 #ifdef KPROBES_ANEW
-#include <linux/kprobes_core.h>
+#include <linux/kprobes_backend.h>
 
 /* ---- targets ------------------------------------------------------------ */
 
@@ -404,7 +404,7 @@ static int t_jprobe_joins_lone_entry(void)
 	reset();
 	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
 		return 1;
-	if (!kp.site->carrier) {
+	if (!kp.site->carry.carrier) {
 		unregister_kprobe(&kp);
 		return KPT_SKIP_BECAUSE("this boot: the entry probe got no carrier");
 	}
@@ -412,7 +412,7 @@ static int t_jprobe_joins_lone_entry(void)
 		unregister_kprobe(&kp);
 		return 1;
 	}
-	KPT_EXPECT(!kp.site->carrier);		/* moved onto the hook */
+	KPT_EXPECT(!kp.site->carry.carrier);		/* moved onto the hook */
 	KPT_EXPECT(kprobe_ftrace(&jp.kp));
 	KPT_EXPECT_EQ(c10(0), want10());
 	KPT_EXPECT_EQ(c10(0), want10());

@@ -4,24 +4,8 @@
  * mixed_tracers.sh (a helper, not a suite).  Public API only, so it runs
  * on IMPL=upstream too.  "insmod kpt_mixed.ko symbol=FUNC" registers, on
  * FUNC's entry, a kprobe with a pre_handler and a post_handler, then a
- * kretprobe; rmmod unregisters them.  In /sys/module/kpt_mixed/parameters:
- *
- *   pre, post, ret   calls of the kprobe's two handlers and of the
- *                    kretprobe's handler
- *   missed           the kprobe's and the kretprobe's nmissed, summed
- *   ret_first        get_kretprobe_retaddr() at the first return (%pS):
- *                    the caller the kretprobe names
- *   ret_other        returns whose get_kretprobe_retaddr() was not
- *                    ret_first's
- *   ip_first         regs->ip at the first return (%pS)
- *   ip_other         returns whose regs->ip was not their
- *                    get_kretprobe_retaddr(): the handler sees the real
- *                    return address in regs->ip, so a retaddr that is some
- *                    return trampoline differs from it
- *   func_other       returns whose kprobe_running() was not the
- *                    kretprobe's entry probe, flagged on a function entry:
- *                    what bpf_get_func_ip() of a kretprobe program reads,
- *                    which must name the probed function
+ * kretprobe; rmmod unregisters them.  What they saw is read back from
+ * /sys/module/kpt_mixed/parameters.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -101,6 +85,27 @@ static int find_current_kprobe(void)
 	return kpt_current_kprobe ? 0 : -ENOENT;
 }
 
+/*
+ * The kretprobe's handler.  With the other two it keeps what
+ * /sys/module/kpt_mixed/parameters shows:
+ *
+ *   pre, post, ret   calls of the kprobe's two handlers and of the
+ *                    kretprobe's handler
+ *   missed           the kprobe's and the kretprobe's nmissed, summed
+ *   ret_first        get_kretprobe_retaddr() at the first return (%pS):
+ *                    the caller the kretprobe names
+ *   ret_other        returns whose get_kretprobe_retaddr() was not
+ *                    ret_first's
+ *   ip_first         regs->ip at the first return (%pS)
+ *   ip_other         returns whose regs->ip was not their
+ *                    get_kretprobe_retaddr(): the handler sees the real
+ *                    return address in regs->ip, so a retaddr that is some
+ *                    return trampoline differs from it
+ *   func_other       returns whose kprobe_running() was not the
+ *                    kretprobe's entry probe, flagged on a function entry:
+ *                    what bpf_get_func_ip() of a kretprobe program reads,
+ *                    which must name the probed function
+ */
 static int ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	unsigned long ra = get_kretprobe_retaddr(ri);

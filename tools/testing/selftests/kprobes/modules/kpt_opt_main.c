@@ -1,29 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kpt_opt: the in-guest half of opt.sh (jump optimization).  Public
- * API only, so it runs on IMPL=upstream too.  It probes kpo_target
- * (kpt_opt_targets.S) and takes commands written to
- * /sys/module/kpt_opt/parameters/cmd, each answered by one
- * "kpt_opt: ..." line in the kernel log:
- *
- *   arm | unarm        the probe at the region's first byte (pre_handler)
- *   post | unpost      a second probe there, with a post_handler
- *   inner | uninner    a probe at the region's second instruction
- *   call               one call (the counts are in the answer)
- *   skipcall           one call whose pre_handler sends execution past
- *                      the region (regs->ip changed, returns 1)
- *   snap NAME          one call; what the handler saw is kept as NAME
- *                      (int3, boost or opt) and checked against the
- *                      registers kpo_target set up
- *   compare            the three snapshots must be identical
- *   trace NAME         one call through kpo_trace_caller(); the handler
- *                      saves a stack trace, which must show kpo_target
- *                      and its caller
- *   loop | stop        two threads, on CPU 0 and 1, call kpo_target in a
- *                      loop; stop checks every call ran the handler once
- *                      and returned the right value
- *   calls N            wait until the loop threads made N more calls (at
- *                      most 10 s; -ETIMEDOUT says how many came)
+ * kpt_opt: the in-guest half of opt.sh (jump optimization): a probe on
+ * kpo_target (kpt_opt_targets.S) must see the same registers and stack
+ * trace, and the function return the same results, whether the probe is
+ * hit through its int3, boosted or optimized.  Public API only, so it
+ * runs on IMPL=upstream too.
  */
 #define pr_fmt(fmt) "kpt_opt: " fmt
 
@@ -362,6 +343,29 @@ static int do_skipcall(void)
 	return ret;
 }
 
+/*
+ * Commands written to /sys/module/kpt_opt/parameters/cmd, each answered
+ * by one "kpt_opt: ..." line in the kernel log:
+ *
+ *   arm | unarm        the probe at the region's first byte (pre_handler)
+ *   post | unpost      a second probe there, with a post_handler
+ *   inner | uninner    a probe at the region's second instruction
+ *   call               one call (the counts are in the answer)
+ *   skipcall           one call whose pre_handler sends execution past
+ *                      the region (regs->ip changed, returns 1)
+ *   snap NAME          one call; what the handler saw is kept as NAME
+ *                      (int3, boost or opt) and checked against the
+ *                      registers kpo_target set up
+ *   compare            the three snapshots must be identical
+ *   trace NAME         one call through kpo_trace_caller(); the handler
+ *                      saves a stack trace, which must show kpo_target
+ *                      and its caller
+ *   loop | stop        two threads, on CPU 0 and 1, call kpo_target in a
+ *                      loop; stop checks every call ran the handler once
+ *                      and returned the right value
+ *   calls N            wait until the loop threads made N more calls (at
+ *                      most 10 s; -ETIMEDOUT says how many came)
+ */
 static int cmd_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[32], *arg;

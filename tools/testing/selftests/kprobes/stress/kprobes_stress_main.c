@@ -1,37 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobes_stress: the load behind `make stress` (driven by stress.sh in
- * the guest).  Public API only, so the same source runs on IMPL=ours and
- * IMPL=upstream.  One phase per insmod (phase=):
- *
- *  hammer      every online CPU calls probed functions in a loop while
- *              two threads register, enable, disable and unregister
- *              kprobes, kretprobes and aggregate probes on the same
- *              functions, for secs= seconds (churn_cases= picks which of
- *              the three kinds of churn run, as bits; churn_post=0 leaves
- *              post_handlers out).  A witness kprobe and a
- *              witness kretprobe stay on each function throughout: their
- *              hit counts must equal the calls exactly, with no miss.
- *              init fails (-EFAULT) if they do not.
- *  everything  a kprobe on every function named in funcs= (one per line,
- *              "name" or "name module"), registered in batches within
- *              budget_s= seconds; init reports accepted and refused (by
- *              errno) and fails if a refusal is not a clean errno.  The
- *              probes stay armed until rmmod, which reports their hits.
- *              kret_every=N also puts a kretprobe on every Nth accepted
- *              function.
- *  sweep       a kprobe at every instruction boundary of sweep_funcs=
- *              functions from funcs=, and every other offset refused;
- *              armed until rmmod, which reports which were hit.
- *  modprobe    a kprobe and a kretprobe on two functions of the module
- *              kprobes_stress_target, until rmmod, which reports their
- *              hits; stress.sh loads and unloads both modules in a loop,
- *              in either order (module churn).
- *  kretpressure  recursion deeper than maxactive, more sleepers than
- *              instances, and tasks that exit with an instance live:
- *              ours must miss none (spare instances), upstream exactly
- *              the shortfall, and the exited tasks' instances must come
- *              back to their pool.
+ * the guest), one phase per insmod (phase=): probes registered and hit
+ * under churn, at scale and across module loads, with no hit lost.
+ * Public API only, so the same source runs on IMPL=ours and
+ * IMPL=upstream.
  */
 #define pr_fmt(fmt) "kprobes_stress: " fmt
 
@@ -196,6 +169,16 @@ out:
 	return 0;
 }
 
+/*
+ * phase=hammer: every online CPU calls probed functions in a loop while
+ * two threads register, enable, disable and unregister kprobes,
+ * kretprobes and aggregate probes on the same functions, for secs=
+ * seconds (churn_cases= picks which of the three kinds of churn run, as
+ * bits; churn_post=0 leaves post_handlers out).  A witness kprobe and a
+ * witness kretprobe stay on each function throughout: their hit counts
+ * must equal the calls exactly, with no miss.  init fails (-EFAULT) if
+ * they do not.
+ */
 static int phase_hammer(void)
 {
 	static struct task_struct *callers[NR_CPUS];
@@ -382,6 +365,12 @@ static int rp_register(struct kretprobe *rp, void *fn, int maxactive)
 #define SHORT(n)	(n)
 #endif
 
+/*
+ * phase=kretpressure: recursion deeper than maxactive, more sleepers
+ * than instances, and tasks that exit with an instance live: ours must
+ * miss none (spare instances), upstream exactly the shortfall, and the
+ * exited tasks' instances must come back to their pool.
+ */
 static int phase_kretpressure(void)
 {
 	struct kretprobe rp;
@@ -462,9 +451,11 @@ static int mp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /*
- * A kprobe and a kretprobe on each of the target's tgt_work (ftrace
- * site) and tgt_leaf (int3 site), held until rmmod, whichever of the two
- * modules goes first.
+ * phase=modprobe: a kprobe and a kretprobe on each of the target's
+ * tgt_work (ftrace site) and tgt_leaf (int3 site), held until rmmod,
+ * whichever of the two modules goes first; rmmod reports their hits.
+ * stress.sh loads and unloads both modules in a loop, in either order
+ * (module churn).
  */
 static int phase_modprobe(void)
 {
@@ -512,6 +503,20 @@ static void modprobe_release(void)
 		atomic_read(&mp_hits), atomic_read(&mp_ret_hits), missed);
 }
 
+/*
+ * The phase= of this insmod; the phases at scale (kprobes_stress_scale.c):
+ *
+ *  everything  a kprobe on every function named in funcs= (one per line,
+ *              "name" or "name module"), registered in batches within
+ *              budget_s= seconds; init reports accepted and refused (by
+ *              errno) and fails if a refusal is not a clean errno.  The
+ *              probes stay armed until rmmod, which reports their hits.
+ *              kret_every=N also puts a kretprobe on every Nth accepted
+ *              function.
+ *  sweep       a kprobe at every instruction boundary of sweep_funcs=
+ *              functions from funcs=, and every other offset refused;
+ *              armed until rmmod, which reports which were hit.
+ */
 static int __init kprobes_stress_init(void)
 {
 	int ret = -EINVAL;

@@ -1,35 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kpt_uprobes: drives register_uprobe()/unregister_uprobe() for the
- * uprobes suite (uprobes.sh) through /sys/kernel/debug/kpt_uprobes/ctl.
- *
- * Eight probe slots.  Commands (one per write):
- *   set ID PID VADDR MODE [ARG [ARG2]]   configure a slot (not registered)
- *   reg ID / unreg ID                    register_uprobe / unregister_uprobe
- *   reset ID                             zero its counters
- *   churn ID N [MS]                      N x (register, unregister), each
- *                                        held MS milliseconds (default 0)
- *   seq                                  clear the order record
- * Modes (what the handler does, besides counting and recording ip, di
- * and the slot number in the order record):
- *   count          nothing more
- *   fast           count only, non-atomically, nothing recorded: the
- *                  benchmark's handler (one thread), the same work as
- *                  its uprobe_consumer reference (bench/kpt_uconsumer.c)
- *   sleep          usleep_range(): handlers may block
- *   setdi V        regs->di = V
- *   setip A V      regs->ip = A, regs->ax = V: the instruction is skipped
- *   selfunreg      on its first hit, unregister_uprobe() itself
- *   regother J     on its first hit, register_uprobe() slot J
- *   unregother J   on its first hit, unregister_uprobe() slot J
- *   kprobe         on its first hit, register_kprobe() on a function of
- *                  this module and call it; unregistered by "unreg"
- *   none           no handler at all (register_uprobe must refuse)
- * Reading ctl gives one line per slot,
- *   "ID ret=R hits=H ip=0x.. di=D cbreg=N cbunreg=N cbres=R hret=R
- *    kp=R kphits=N churnok=N churnfail=N"
- * (hret: what a call made from the handler returned) and "seq: ..." with
- * the first 32 slot numbers in hit order.
+ * uprobes suite (uprobes.sh) through /sys/kernel/debug/kpt_uprobes/ctl:
+ * eight probe slots whose handlers count, record, sleep, change
+ * registers, or (un)register probes from the handler.
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -169,6 +143,24 @@ static void reset(struct slot *s)
 	s->churn_fail = 0;
 }
 
+/*
+ * "set": configure slot @s, not registered.  Modes (what the handler
+ * does, besides counting and recording ip, di and the slot number in the
+ * order record):
+ *   count          nothing more
+ *   fast           count only, non-atomically, nothing recorded: the
+ *                  benchmark's handler (one thread), the same work as
+ *                  its uprobe_consumer reference (bench/kpt_uconsumer.c)
+ *   sleep          usleep_range(): handlers may block
+ *   setdi V        regs->di = V
+ *   setip A V      regs->ip = A, regs->ax = V: the instruction is skipped
+ *   selfunreg      on its first hit, unregister_uprobe() itself
+ *   regother J     on its first hit, register_uprobe() slot J
+ *   unregother J   on its first hit, unregister_uprobe() slot J
+ *   kprobe         on its first hit, register_kprobe() on a function of
+ *                  this module and call it; unregistered by "unreg"
+ *   none           no handler at all (register_uprobe must refuse)
+ */
 static int cmd_set(struct slot *s, char *mode, long pid, unsigned long vaddr,
 		   unsigned long arg, unsigned long arg2)
 {
@@ -209,6 +201,15 @@ static void churn(struct slot *s, long n, long ms)
 	}
 }
 
+/*
+ * Commands, one per write:
+ *   set ID PID VADDR MODE [ARG [ARG2]]   configure a slot (cmd_set())
+ *   reg ID / unreg ID                    register_uprobe / unregister_uprobe
+ *   reset ID                             zero its counters
+ *   churn ID N [MS]                      N x (register, unregister), each
+ *                                        held MS milliseconds (default 0)
+ *   seq                                  clear the order record
+ */
 static ssize_t ctl_write(struct file *f, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {
@@ -261,6 +262,13 @@ out:
 	return ret ?: len;
 }
 
+/*
+ * One line per slot,
+ *   "ID ret=R hits=H ip=0x.. di=D cbreg=N cbunreg=N cbres=R hret=R
+ *    kp=R kphits=N churnok=N churnfail=N"
+ * (hret: what a call made from the handler returned) and "seq: ..." with
+ * the first 32 slot numbers in hit order.
+ */
 static int ctl_show(struct seq_file *m, void *v)
 {
 	int i, n = min(atomic_read(&seq_n), NSEQ);

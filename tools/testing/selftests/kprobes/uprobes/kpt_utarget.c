@@ -2,48 +2,10 @@
 /*
  * kpt_utarget: the process the uprobes suite probes.  Static and non-PIE,
  * so its addresses are the same in every run and a file offset is the
- * address minus the load base.
- *
- *   kpt_utarget addrs         print "NAME 0xADDR" for every probe target
- *   kpt_utarget serve         print "ready PID", then answer commands read
- *                             from stdin, one reply line each:
- *     call F N                F(i) for i < N            -> "sum S bad B"
- *     threads F T N           T new threads, N calls each -> "sum S bad B"
- *     fork F N                a child makes the N calls -> "sum S bad B child P"
- *     sig F N                 N calls while a thread keeps signalling this one
- *                                                     -> "sum S bad B sigs K"
- *     storm F R               R rounds of 2 threads + 1 fork child, 200
- *                             calls each              -> "sum S bad B"
- *     wx                      the binary mapped writable+executable, the
- *                             address of ut_lea in it -> "addr A"
- *     jit M                   copy the JIT functions (jlea ... jjcc) into new
- *                             memory, M: rx (anonymous, made read+exec once
- *                             written), rwx (anonymous, writable) or shared
- *                             (a memfd mapped read+exec, written through a
- *                             writable alias) -> "addr A"
- *     jpatch F X              write the bytes X (hex) over the probed
- *                             instruction of JIT function F -> "ok"
- *     jtail F X               the same, all but the first byte -> "ok"
- *     junmap                  unmap the JIT memory -> "ok"
- *     jremap                  move the JIT memory elsewhere (mremap) -> "addr A"
- *     jfault                  jload(NULL): the ip its SIGSEGV handler sees
- *                                                     -> "rip R"
- *     jfpe                    jdiv(-1): the ip and si_addr its SIGFPE
- *                             handler sees            -> "rip R addr A"
- *     poke                    write an int3 at ut_poke through
- *                             /proc/self/mem, as a debugger would -> "ok"
- *     time F N                the N calls, timed (CLOCK_MONOTONIC: guest
- *                             instructions under -icount shift=0)
- *                                                     -> "ns T bad B"
- *     zombie                  a child that has exited, not reaped -> "pid P"
- *     exec                    exec itself; the new image says "ready PID"
- *     exit                    exit
- * F is one of lea push riprel call jcc skip, or the JIT copies jlea jpush
- * jriprel jcall jjcc jpushr jpushsp jvexj jvexp (after "jit"; the last
- * four probed at a push %r12, a push %rsp, a vpshufd and a vxorps).  "bad" counts results that
- * differ from what F returns unprobed: a probed instruction that ran
- * wrongly shows there (a handler that changes registers on purpose shows
- * there too, and the suite expects it).
+ * address minus the load base.  "kpt_utarget addrs" prints the probe
+ * targets' addresses (main()); "kpt_utarget serve" runs the functions the
+ * suite probes, in threads, fork children, JIT copies and so on, as the
+ * suite asks (serve()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -342,6 +304,49 @@ static void *map_wx(void)
 	return (char *)m + ((unsigned long)ut_lea & ((1 << 20) - 1));
 }
 
+/*
+ * Print "ready PID", then answer commands read from stdin, one reply line
+ * each:
+ *
+ *   call F N         F(i) for i < N              -> "sum S bad B"
+ *   threads F T N    T new threads, N calls each -> "sum S bad B"
+ *   fork F N         a child makes the N calls   -> "sum S bad B child P"
+ *   sig F N          N calls while a thread keeps signalling this one
+ *                                                -> "sum S bad B sigs K"
+ *   storm F R        R rounds of 2 threads + 1 fork child, 200 calls each
+ *                                                -> "sum S bad B"
+ *   wx               the binary mapped writable+executable, the address
+ *                    of ut_lea in it             -> "addr A"
+ *   jit M            copy the JIT functions (jlea ... jjcc) into new
+ *                    memory, M: rx (anonymous, made read+exec once
+ *                    written), rwx (anonymous, writable) or shared (a
+ *                    memfd mapped read+exec, written through a writable
+ *                    alias)                      -> "addr A"
+ *   jpatch F X       write the bytes X (hex) over the probed instruction
+ *                    of JIT function F           -> "ok"
+ *   jtail F X        the same, all but the first byte -> "ok"
+ *   junmap           unmap the JIT memory        -> "ok"
+ *   jremap           move the JIT memory elsewhere (mremap) -> "addr A"
+ *   jfault           jload(NULL): the ip its SIGSEGV handler sees
+ *                                                -> "rip R"
+ *   jfpe             jdiv(-1): the ip and si_addr its SIGFPE handler sees
+ *                                                -> "rip R addr A"
+ *   poke             write an int3 at ut_poke through /proc/self/mem, as
+ *                    a debugger would            -> "ok"
+ *   time F N         the N calls, timed (CLOCK_MONOTONIC: guest
+ *                    instructions under -icount shift=0)
+ *                                                -> "ns T bad B"
+ *   zombie           a child that has exited, not reaped -> "pid P"
+ *   exec             exec itself; the new image says "ready PID"
+ *   exit             exit
+ *
+ * F is one of lea push riprel call jcc skip, or the JIT copies jlea jpush
+ * jriprel jcall jjcc jpushr jpushsp jvexj jvexp (after "jit"; the last
+ * four probed at a push %r12, a push %rsp, a vpshufd and a vxorps).
+ * "bad" counts results that differ from what F returns unprobed: a
+ * probed instruction that ran wrongly shows there (a handler that changes
+ * registers on purpose shows there too, and the suite expects it).
+ */
 static void serve(char *self)
 {
 	char line[256], name[32], cmd[32];
@@ -457,6 +462,10 @@ static void serve(char *self)
 	}
 }
 
+/*
+ * "addrs": print "NAME 0xADDR" for every probe target, then the labels
+ * the suite needs besides; "serve": see serve().
+ */
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "addrs")) {

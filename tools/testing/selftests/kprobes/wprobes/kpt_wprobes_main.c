@@ -1,33 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kpt_wprobes: drives register_wprobe() and friends for the wprobes suite
- * (wprobes.sh) through /sys/kernel/debug/kpt_wprobes/ctl.
- *
- * Eight wprobe slots.  Commands (one per write):
- *   set ID WHERE LEN TYPE [MODE]  configure a slot (not registered):
- *                    WHERE is SYM[+OFF] (symbol_name and offset),
- *                    @ADDR (addr), - (neither) or SYM@ADDR (both);
- *                    TYPE w, rw, r, x or a number; MODE count (the
- *                    default) or none (no handler)
- *   reg ID / unreg ID / enable ID / disable ID / reset ID
- *   regn ID N        register_wprobes() of slots ID..ID+N-1
- *   unregn ID N      unregister_wprobes() of the same
- *   store N V / load N / adj N / xfn N / storeall N V
- *                    run the target N times on this CPU (storeall:
- *                    kpt_wp_store() and a store to each kpt_wp_more[])
- *   oncpu CPU CMD... run one of the four above in a worker on CPU
- *   hammer CPU       a thread on CPU stores in a loop until "stop"
- *   stop             stop it
- *   kprobe on|off    a kprobe on kpt_wp_store whose handler stores to
- *                    kpt_wp_var itself (so a wprobe sees a write from a
- *                    probe handler)
- * Reading ctl gives
- *   "addrs var=.. store_after=.. load_after=.. xfn=.."
- *   one line per slot: "ID ret=R hits=H ip=0x.. val=V cpu0=N cpu1=N
- *                       missed=M yielded=Y state=S"
- *   (S: free, armed, yielded; val: the watched u32 seen by the handler)
- *   and "hammer=N kprobe=R" (stores the hammer made, kprobe's register
- *   result).
+ * (wprobes.sh) through /sys/kernel/debug/kpt_wprobes/ctl: eight wprobe
+ * slots, accesses to the watched targets on chosen CPUs, and a kprobe
+ * whose handler writes to a watched variable.
  */
 #include <linux/module.h>
 #include <linux/debugfs.h>
@@ -207,6 +183,26 @@ static void slot_reset(struct slot *s)
 	s->last_val = 0;
 }
 
+/*
+ * One command per write to ctl:
+ *   set ID WHERE LEN TYPE [MODE]  configure a slot (not registered):
+ *                    WHERE is SYM[+OFF] (symbol_name and offset),
+ *                    @ADDR (addr), - (neither) or SYM@ADDR (both);
+ *                    TYPE w, rw, r, x or a number; MODE count (the
+ *                    default) or none (no handler)
+ *   reg ID / unreg ID / enable ID / disable ID / reset ID
+ *   regn ID N        register_wprobes() of slots ID..ID+N-1
+ *   unregn ID N      unregister_wprobes() of the same
+ *   store N V / load N / adj N / xfn N / storeall N V
+ *                    run the target N times on this CPU (storeall:
+ *                    kpt_wp_store() and a store to each kpt_wp_more[])
+ *   oncpu CPU CMD... run one of those five in a worker on CPU
+ *   hammer CPU       a thread on CPU stores in a loop until "stop"
+ *   stop             stop it
+ *   kprobe on|off    a kprobe on kpt_wp_store whose handler stores to
+ *                    kpt_wp_var itself (so a wprobe sees a write from a
+ *                    probe handler)
+ */
 static int do_cmd(int argc, char **argv)
 {
 	struct wprobe *wps[NSLOTS];
@@ -344,6 +340,15 @@ static const char *state_name(struct slot *s)
 	return wprobe_yielded(&s->wp) ? "yielded" : "armed";
 }
 
+/*
+ * Reading ctl gives
+ *   "addrs var=.. store_after=.. load_after=.. xfn=.."
+ *   one line per slot: "ID ret=R hits=H ip=0x.. val=V cpu0=N cpu1=N
+ *                       missed=M yielded=Y state=S"
+ *   (S: free, armed, yielded; val: the watched u32 seen by the handler)
+ *   and "hammer=N kprobe=R" (stores the hammer made, kprobe's register
+ *   result).
+ */
 static int ctl_show(struct seq_file *m, void *v)
 {
 	int i;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef _LINUX_KPROBES_CORE_H
-#define _LINUX_KPROBES_CORE_H
+#ifndef _LINUX_KPROBES_BACKEND_H
+#define _LINUX_KPROBES_BACKEND_H
 /*
- * Kprobes' internals: the interface between the arch-neutral core
- * (kernel/kprobes*.c) and an arch backend written for it (x86:
- * arch/x86/kernel/kprobes/).  Probe sites (the aggregate probe), the
- * hash table, the per-CPU stack of hit frames and the hit path's inline
- * helpers live here, apart from <linux/kprobes.h>, which is the API that
- * probe modules and the rest of the kernel use.  Not for probe modules.
+ * The contract between the kprobes core (kernel/kprobes*.c) and an arch
+ * backend written for its probe sites (x86: arch/x86/kernel/kprobes/):
+ * the probe site, the arch_*() hooks the core calls, and the core API a
+ * backend calls, the hit path's inline helpers among them.  Each
+ * declaration here is used by a backend; what only the core's files
+ * share is in kernel/kprobes_internal.h.  Not for probe modules, whose
+ * API is <linux/kprobes.h>.
  */
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
@@ -16,9 +17,6 @@
 
 #ifdef CONFIG_KPROBES
 /*
- * ---- Internal: the interface between the core (kernel/kprobes*.c) and
- * the arch backend.  Not for probe modules. ----
- *
  * A probe site is the aggregate probe of an address: every kprobe
  * registered at that address hangs on its probes list (registration
  * order), and the site owns what is per-address: the saved original
@@ -30,23 +28,18 @@
 #define KPROBE_SITE_UNHASHED	0x08	/* no longer found by address */
 #define KPROBE_SITE_ON_ENTRY	0x10	/* a function's entry */
 
-/* jump optimization of an int3 site (kernel/kprobes_opt.c) */
-enum {
-	KPROBE_OPT_NONE,	/* a plain int3 */
-	KPROBE_OPT_QUEUED,	/* waiting for the optimizer */
-	KPROBE_OPT_READY,	/* detour built: int3 hits leave through it */
-	KPROBE_OPT_DONE,	/* the jump to the detour is in place */
-	KPROBE_OPT_UNDOING,	/* retired: its jump goes with its batch */
-};
+/*
+ * Each feature's state of a site is a struct of its own, written by that
+ * feature's file alone; the others, and the arch backend, read it through
+ * the accessors that follow struct kprobe_site.
+ */
 
-struct kprobe_site {
-	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
-	unsigned long addr;
+/* the hit paths' shortcuts, written by kprobe_site_sync() (kprobes.c) */
+struct kprobe_site_fast {
 	/*
-	 * The hit paths' shortcut: the site's one probe when a hit has
-	 * nothing to run but its pre_handler (enabled, no post_handler,
-	 * not a jprobe, alone at the address, site armed); else NULL and
-	 * hits walk probes.  Written by kprobe_site_sync() under kprobe_mutex.
+	 * The site's one probe when a hit has nothing to run but its
+	 * pre_handler (enabled, no post_handler, not a jprobe, alone at the
+	 * address, site armed); else NULL and hits walk the probes.
 	 */
 	struct kprobe *solo;
 	/*
@@ -56,49 +49,77 @@ struct kprobe_site {
 	 */
 	struct kprobe *solo_post;
 	/*
-	 * The no-step paths' (ftrace hook, detour) shortcut for a site of
-	 * several probes: true when each has a pre_handler and nothing else
-	 * to run (no post_handler, not a jprobe) and the site is armed; the
-	 * hit then walks the list in one frame (kprobe_pre_only()).  Written
-	 * by kprobe_site_sync() under kprobe_mutex; never set with solo.
+	 * For a site of several probes on the no-step paths (ftrace hook,
+	 * detour): each has a pre_handler and nothing else to run, and the
+	 * site is armed; the hit walks the list in one frame
+	 * (kprobe_pre_only()).  Never set with solo.
 	 */
 	bool pre_only;
+	bool has_post;			/* a probe has a post_handler: no boost */
+	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
+};
+
+/* an fentry site on ftrace's hook (kprobes_ftrace.c) */
+struct kprobe_site_ftrace {
+	struct list_head node;		/* a batch's ftrace filter changes */
+	bool armed_ipmodify;		/* armed on the IPMODIFY ops */
+	bool dual;			/* moving, hooked on both ops */
+};
+
+/* jump optimization of an int3 site (kprobes_opt.c) */
+enum {
+	KPROBE_OPT_NONE,	/* a plain int3 */
+	KPROBE_OPT_QUEUED,	/* waiting for the optimizer */
+	KPROBE_OPT_READY,	/* detour built: int3 hits leave through it */
+	KPROBE_OPT_DONE,	/* the jump to the detour is in place */
+	KPROBE_OPT_UNDOING,	/* retired: its jump goes with its batch */
+};
+
+struct kprobe_site_opt {
+	u8 state;			/* KPROBE_OPT_* */
+	/* the optimizer's queues; arch_unoptimize_finish()'s list of sites */
+	struct list_head node;
+};
+
+/*
+ * Carriers (kprobes_carriers.c): an fentry site armed, instead of by an
+ * ftrace hook, by an int3 site on the instruction after its nop, which
+ * nothing else reaches.
+ */
+struct kprobe_site_carry {
+	/* on the fentry site: the int3 site carrying it (NULL: hooked, disarmed) */
+	struct kprobe_site *carrier;
+	/* on the int3 site, for its whole life: the fentry site it carries */
+	struct kprobe_site *carried;
+	/*
+	 * While the fentry site is being hooked on ftrace: its carrier, past
+	 * which the callback sends calls (kprobe_carrier_resume()).  One load
+	 * for the callback; the carrier outlives it by a grace period.
+	 */
+	struct kprobe_site *moving;
+	/* the ftrace update (kprobe_hook_seq) that hooked it, 0 before */
+	unsigned long hooked;
+	bool slow;			/* no jump: for the background mover */
+	/*
+	 * A diverting ftrace user came while it was carried, so a
+	 * trampoline may call into its carrier after the hook ran its
+	 * probes; sticky, it keeps the site off the fast paths
+	 * (kprobe_carrier_called()).
+	 */
+	bool diverted;
+};
+
+struct kprobe_site {
+	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
+	unsigned long addr;
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */
-	struct list_head ftrace_node;	/* a batch's ftrace filter changes */
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
-	bool armed_ipmodify;		/* ftrace: armed on the IPMODIFY ops */
-	bool ftrace_dual;		/* ftrace: moving, hooked on both ops */
-	u8 opt_state;			/* KPROBE_OPT_* (kernel/kprobes_opt.c) */
-	struct list_head opt_node;	/* the optimizer's queue */
-	bool has_post;			/* a probe has a post_handler: no boost */
-	bool has_jprobe;		/* a jprobe: ftrace must let ip change */
-	/*
-	 * Carriers (kernel/kprobes_carriers.c): an fentry site armed,
-	 * instead of by an ftrace hook, by an int3 site on the instruction
-	 * after its nop, which nothing else reaches.  On the fentry site, carrier is that
-	 * int3 site (kprobe_mutex; NULL: hooked or disarmed); on the int3
-	 * site, carried is the fentry site whose probes its hits run (set
-	 * for the int3 site's whole life; it has no probes of its own).
-	 * carrier_moving: while the fentry site is being hooked on ftrace,
-	 * its carrier, past which the callback sends calls
-	 * (kprobe_carrier_resume()); one load for the callback, and the
-	 * carrier's memory outlives it by a grace period.  carrier_hooked:
-	 * the ftrace update (kprobe_hook_seq) that hooked it, 0 before.
-	 * carrier_diverted: a diverting ftrace user came while it was
-	 * carried, so a trampoline may call into its carrier (one that is
-	 * going, too) after the hook ran its probes; sticky, and it keeps
-	 * the site off the fast paths (kprobe_carrier_called()).  No
-	 * sleepable BPF program can be on such a function
-	 * (kprobe_bpf_sleepable_target()), so none sleeps holding a copy.
-	 */
-	struct kprobe_site *carrier;
-	struct kprobe_site *carried;
-	struct kprobe_site *carrier_moving;
-	unsigned long carrier_hooked;
-	bool carrier_slow;		/* no jump: for the background mover */
-	bool carrier_diverted;
+	struct kprobe_site_fast fast;
+	struct kprobe_site_ftrace ftrace;
+	struct kprobe_site_opt opt;
+	struct kprobe_site_carry carry;
 #ifdef CONFIG_KPROBES_CLASSIC
 	/*
 	 * What a classic backend sees of the site (get_kprobe()): the
@@ -111,27 +132,78 @@ struct kprobe_site {
 #endif
 };
 
-/*
- * nmissed (kprobe: unsigned long, kretprobe: int) is bumped from any CPU,
- * NMI-like context included: a lock-free increment that never loses a
- * count, so a miss count can be checked exactly.
- */
-#define kprobe_count_miss(n)						\
-	do {								\
-		typeof(n) __n = (n);					\
-		typeof(*__n) __old = READ_ONCE(*__n);			\
-									\
-		while (!try_cmpxchg(__n, &__old, __old + 1))		\
-			;						\
-	} while (0)
+/* ---- Reading a site's state: lock-free on the hit paths ---- */
+static inline bool kprobe_site_is_ftrace(struct kprobe_site *s)
+{
+	return READ_ONCE(s->flags) & KPROBE_SITE_FTRACE;
+}
 
+static inline bool kprobe_site_is_armed(struct kprobe_site *s)
+{
+	return READ_ONCE(s->flags) & KPROBE_SITE_ARMED;
+}
+
+/* its int3 hits leave through the detour (the optimizer built one) */
+static inline bool kprobe_site_detoured(struct kprobe_site *s)
+{
+	return READ_ONCE(s->opt.state) >= KPROBE_OPT_READY;
+}
+
+static inline bool kprobe_site_has_post(struct kprobe_site *s)
+{
+	return READ_ONCE(s->fast.has_post);
+}
+
+static inline bool kprobe_site_has_jprobe(struct kprobe_site *s)
+{
+	return READ_ONCE(s->fast.has_jprobe);
+}
+
+static inline struct kprobe *kprobe_site_solo(struct kprobe_site *s)
+{
+	return READ_ONCE(s->fast.solo);
+}
+
+static inline struct kprobe *kprobe_site_solo_post(struct kprobe_site *s)
+{
+	return READ_ONCE(s->fast.solo_post);
+}
+
+static inline bool kprobe_site_ftrace_dual(struct kprobe_site *s)
+{
+	return READ_ONCE(s->ftrace.dual);
+}
+
+static inline struct kprobe_site *kprobe_site_carrier(struct kprobe_site *s)
+{
+	return READ_ONCE(s->carry.carrier);
+}
+
+static inline struct kprobe_site *kprobe_site_carried(struct kprobe_site *s)
+{
+	return s->carry.carried;	/* set before the site is hashed */
+}
+
+static inline struct kprobe_site *kprobe_site_carrier_moving(struct kprobe_site *s)
+{
+	return READ_ONCE(s->carry.moving);
+}
+
+static inline bool kprobe_site_carrier_diverted(struct kprobe_site *s)
+{
+	return READ_ONCE(s->carry.diverted);
+}
+
+/* kprobe_mutex: held across registration and every change to a site */
 extern struct mutex kprobe_mutex;
-extern unsigned long __start_kprobe_blacklist[];
-extern unsigned long __stop_kprobe_blacklist[];
-extern struct list_head kprobe_sites;
-extern struct list_head kprobe_blacklist;
+
+static inline void kprobe_assert_locked(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+}
+
+/* the placeholder probe kprobe_busy_begin() runs under; never registered */
 extern struct kprobe kprobe_busy;
-extern bool kprobes_all_disarmed;
 
 #ifdef CONFIG_HAVE_KPROBE_SITES
 /*
@@ -167,18 +239,6 @@ static nokprobe_inline struct kprobe_frame *kprobe_frame_push(struct kprobe_ctlb
 static nokprobe_inline struct kprobe_frame *kprobe_frame_top(struct kprobe_ctlblk *kcb)
 {
 	return kcb->depth ? &kcb->frame[kcb->depth - 1] : NULL;
-}
-
-/*
- * Is a probe handler running on this CPU (as opposed to no hit, or a hit
- * only single-stepping its instruction)?  Other kinds of probe (wprobes)
- * count a hit as missed then, as a nested kprobe hit is.
- */
-static nokprobe_inline bool kprobe_handler_running(void)
-{
-	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
-
-	return f && f->status != KPROBE_HIT_SS && f->status != KPROBE_REENTER;
 }
 
 static nokprobe_inline void kprobe_frame_pop(struct kprobe_ctlblk *kcb)
@@ -223,14 +283,14 @@ static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
 static nokprobe_inline struct kprobe *kprobe_solo_now(struct kprobe_site *s,
 						      struct kprobe_ctlblk *kcb)
 {
-	struct kprobe *kp = READ_ONCE(s->solo);
+	struct kprobe *kp = READ_ONCE(s->fast.solo);
 
 	/* solo first: a site without one then costs no depth test */
 	return kp && !__this_cpu_read(kprobe_ctlblk.depth) ? kp : NULL;
 }
 
 /*
- * A fast path's hit (struct kprobe_site.solo): no hit is under way on this
+ * A fast path's hit (struct kprobe_site.fast.solo): no hit is under way on this
  * CPU, and kp's pre_handler is all it runs.  Returns what it returned.
  */
 static nokprobe_inline int kprobe_solo_pre(struct kprobe_ctlblk *kcb,
@@ -246,20 +306,6 @@ static nokprobe_inline int kprobe_solo_pre(struct kprobe_ctlblk *kcb,
 	return ret;
 }
 
-#else /* CONFIG_KPROBES_CLASSIC */
-/*
- * A classic backend keeps its own per-CPU state: a handler runs while
- * current_kprobe is set and the status is not that of a single-step.
- */
-static nokprobe_inline bool kprobe_handler_running(void)
-{
-	unsigned int status;
-
-	if (!kprobe_running())
-		return false;
-	status = get_kprobe_ctlblk()->kprobe_status;
-	return status != KPROBE_HIT_SS && status != KPROBE_REENTER;
-}
 #endif /* CONFIG_HAVE_KPROBE_SITES */
 
 /*
@@ -309,7 +355,7 @@ kprobe_site_run_posts(struct kprobe_site *s, struct pt_regs *regs,
 {
 	struct kprobe *kp;
 
-	if (!READ_ONCE(s->has_post))
+	if (!READ_ONCE(s->fast.has_post))
 		return;
 	list_for_each_entry_rcu(kp, &s->probes, list) {
 		if (!kprobe_runs_post(kp))
@@ -328,6 +374,12 @@ kprobe_site_run_posts(struct kprobe_site *s, struct pt_regs *regs,
 static nokprobe_inline struct kprobe *kprobe_site_first(struct kprobe_site *s)
 {
 	return list_first_or_null_rcu(&s->probes, struct kprobe, list);
+}
+
+/* kprobe_site_first(), or the busy placeholder once s has no probe left */
+static nokprobe_inline struct kprobe *kprobe_site_standin(struct kprobe_site *s)
+{
+	return kprobe_site_first(s) ?: &kprobe_busy;
 }
 
 /*
@@ -397,16 +449,6 @@ static nokprobe_inline void kprobe_site_post(struct kprobe_site *s,
 {
 	kprobe_site_run_posts(s, regs, 0, kprobe_frame_running, f);
 }
-
-int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
-			 struct kprobe_frame *f);
-int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
-#else
-/* jprobes need a backend that implements them: register_jprobe() refuses */
-static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
-{
-	return 0;
-}
 #endif /* CONFIG_HAVE_KPROBE_SITES */
 
 /*
@@ -426,15 +468,10 @@ static_assert(!((KPROBE_FLAG_POST | KPROBE_FLAG_LEAVING | KPROBE_FLAG_JPROBE) &
 		(KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED | KPROBE_FLAG_OPTIMIZED |
 		 KPROBE_FLAG_FTRACE | KPROBE_FLAG_ON_FUNC_ENTRY)));
 
-static inline bool kprobe_is_jprobe(struct kprobe *p)
-{
-	return p->flags & KPROBE_FLAG_JPROBE;
-}
-
 #ifdef CONFIG_HAVE_KPROBE_SITES
 /*
  * The shortcut of a site whose probes are all pre-only (struct
- * kprobe_site.pre_only), when no hit is under way here: their
+ * kprobe_site.fast.pre_only), when no hit is under way here: their
  * pre_handlers in registration order in one frame, as kprobe_solo_pre()
  * runs one, current_kprobe naming each in turn.  One that returns 1
  * moved ip: the rest are skipped, as on the general path.  Returns 1
@@ -479,187 +516,103 @@ static nokprobe_inline int kprobe_pre_only(struct kprobe_site *s,
 /* may a hit on s take kprobe_pre_only()? */
 static nokprobe_inline bool kprobe_pre_only_now(struct kprobe_site *s)
 {
-	return READ_ONCE(s->pre_only) && !__this_cpu_read(kprobe_ctlblk.depth);
+	return READ_ONCE(s->fast.pre_only) && !__this_cpu_read(kprobe_ctlblk.depth);
 }
 #endif /* CONFIG_HAVE_KPROBE_SITES */
 
 /*
- * The backend, for the sites: x86's (arch/x86/kernel/kprobes/) or, on
- * the other arches, kernel/kprobes_classic.c over theirs.
+ * ---- The arch hooks: what the core calls, implemented by x86's backend
+ * (arch/x86/kernel/kprobes/) or, on the other arches, by
+ * kernel/kprobes_classic.c over their 6.12 backends.  Each runs under
+ * kprobe_mutex unless it says otherwise. ----
  */
 int arch_check_insn_boundary(unsigned long addr);
 int arch_prepare_site(struct kprobe_site *s);
 void arch_release_site(struct kprobe_site *s);
 void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
+/* the byte a probe's opcode reports: the site's original first byte */
+kprobe_opcode_t arch_site_opcode(struct kprobe_site *s);
+/* without kprobe_mutex: complete the text pokes of a batch */
 void arch_kprobe_poke_sync(bool wait_hits);
-int kprobe_text_reserved(unsigned long start, unsigned long end);
-/* kernel/kprobes_index.c: registration's lookups */
-void kprobe_index_prepare(void);
-bool kprobe_patched_text(unsigned long start, unsigned long end);
-bool kprobe_bug_site(unsigned long addr);
-bool kprobe_jump_target(unsigned long addr);
-int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
-		      void *data);
-bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
-			    unsigned long *offset);
-#ifdef CONFIG_MODULES
-void kprobe_index_module_going(struct module *mod);
-#endif
-#ifdef CONFIG_OPTPROBES
-void kprobe_opt_sync(struct kprobe_site *s);
-void kprobe_unoptimize(struct kprobe_site *s);
-void kprobe_opt_break(unsigned long addr);
-void kprobe_opt_unblock(unsigned long addr);
-void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n);
-int arch_prepare_opt(struct kprobe_site *s);
-void arch_optimize_queue(struct kprobe_site *s);
-void arch_optimize_finish(void);
-void arch_unoptimize(struct kprobe_site *s);
-void arch_unoptimize_finish(struct list_head *sites, bool disarm);
-void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
-			int n);
-void arch_release_opt(struct kprobe_site *s);
-unsigned long kprobe_opt_copy(struct kprobe_site *s);
-struct kprobe_batch;
-bool kprobe_opt_undo_begin(struct kprobe_site *s, struct kprobe_batch *b);
-void kprobe_opt_undo_jumps(struct kprobe_batch *b);
+/* does the arch's own patching (x86: alternatives) own [start, end)? text_mutex */
+bool arch_kprobe_text_patched(unsigned long start, unsigned long end);
+#ifdef CONFIG_HAVE_KPROBE_SITES
+int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
 #else
-static inline void kprobe_opt_sync(struct kprobe_site *s) { }
-static inline void kprobe_unoptimize(struct kprobe_site *s) { }
-static inline void kprobe_opt_break(unsigned long addr) { }
-static inline void kprobe_opt_unblock(unsigned long addr) { }
-static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
-static inline void arch_release_opt(struct kprobe_site *s) { }
-static inline unsigned long kprobe_opt_copy(struct kprobe_site *s) { return 0; }
-struct kprobe_batch;
-static inline bool kprobe_opt_undo_begin(struct kprobe_site *s,
-					 struct kprobe_batch *b)
-{
-	return false;
-}
-
-static inline void kprobe_opt_undo_jumps(struct kprobe_batch *b) { }
-#endif
-#ifdef CONFIG_KPROBES_CLASSIC
-int kprobes_classic_init(void);
-#else
-static inline int kprobes_classic_init(void)
+/* jprobes need a backend that implements them: register_jprobe() refuses */
+static inline int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs)
 {
 	return 0;
 }
 #endif
-int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
-#ifdef CONFIG_KPROBE_CARRIERS
-/* the x86 backend: may this new int3 site carry the fentry site before it? */
-int arch_prepare_carrier(struct kprobe_site *c);
-void kprobe_carrier_slow(struct kprobe_site *c);
+#ifdef CONFIG_OPTPROBES
+int arch_prepare_opt(struct kprobe_site *s);
+void arch_optimize_queue(struct kprobe_site *s);
+void arch_optimize_finish(void);
+void arch_unoptimize_finish(struct list_head *sites, bool disarm);
+void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
+			int n);
+void arch_release_opt(struct kprobe_site *s);
+/* how many bytes from s->addr on its jump covers (0: no jump yet) */
+int arch_opt_len(struct kprobe_site *s);
 #else
-static inline void kprobe_carrier_slow(struct kprobe_site *c) { }
-
+static inline void arch_release_opt(struct kprobe_site *s) { }
+#endif
+#ifdef CONFIG_KPROBE_CARRIERS
+/* may this new int3 site carry the fentry site before it? */
+int arch_prepare_carrier(struct kprobe_site *c);
+#else
 static inline int arch_prepare_carrier(struct kprobe_site *c)
 {
 	return -EOPNOTSUPP;
 }
 #endif
 #ifdef CONFIG_KPROBES_ON_FTRACE
-int kprobe_ftrace_update(bool ipmodify, unsigned long *add, int nadd,
-			 unsigned long *del, int ndel);
-int kprobe_ftrace_ops_update(struct ftrace_ops *ops, int *users,
-			     unsigned long *add, int nadd,
-			     unsigned long *del, int ndel,
-			     void (*registering)(struct ftrace_ops *ops));
-void kprobe_ftrace_walk_sync(void);
-bool kprobe_ftrace_ops_ours(struct ftrace_ops *ops);
+/* hook (add) and unhook (del) fentry sites, on the IPMODIFY ops or not */
+int arch_ftrace_sites_update(bool ipmodify, unsigned long *add, int nadd,
+			     unsigned long *del, int ndel);
+/* wait until no ftrace callback of ours still walks a site it was given */
+void arch_ftrace_sites_sync(void);
+/* is ops one of the backend's own? */
+bool arch_ftrace_ops_ours(struct ftrace_ops *ops);
 #else
 /* no ftrace site is ever created (kprobe_check_ftrace() refuses them) */
-static inline int kprobe_ftrace_update(bool ipmodify, unsigned long *add,
-				       int nadd, unsigned long *del, int ndel)
+static inline int arch_ftrace_sites_update(bool ipmodify, unsigned long *add,
+					   int nadd, unsigned long *del,
+					   int ndel)
 {
 	return nadd ? -EOPNOTSUPP : 0;
 }
 
-static inline void kprobe_ftrace_walk_sync(void) { }
+static inline void arch_ftrace_sites_sync(void) { }
 #endif
-/*
- * kernel/kprobes.c's registration, for kernel/kprobes_kretprobes.c: what a
- * batch waits for besides its pokes (see __kprobe_batch_commit()).
- */
-enum kprobe_wait {
-	KPROBE_WAIT_NONE,	/* nothing: only arming, or sites to free */
-	KPROBE_WAIT_HITS,	/* hits under way: probes were taken off sites */
-	KPROBE_WAIT_GP,		/* a full RCU grace period (kretprobe instances) */
-};
 
-extern bool kprobes_initialized;
-kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
-				const char *symbol_name, unsigned long offset,
-				bool *on_entry);
-/*
- * An array of probes for registration: num objects, each holding its
- * struct kprobe kp_off bytes in (0 for an array of kprobes; the offset of
- * kp in a kretprobe or jprobe), so the wrappers hand their own arrays over
- * with no copy.  flags are the core-internal flags the probes get.
- */
-struct kprobe_array {
-	void *const *objs;
-	int num;
-	size_t kp_off;
-	unsigned int flags;
-};
-
-/* the kprobe of entry i, or NULL for a NULL entry */
-static inline struct kprobe *kprobe_array_at(const struct kprobe_array *a,
-					     int i)
-{
-	void *obj = a->objs[i];
-
-	return obj ? obj + a->kp_off : NULL;
-}
-
-int kprobe_register_array(const struct kprobe_array *a);
-bool kprobe_is_registered(struct kprobe *p);
-void kprobe_unregister_array(const struct kprobe_array *a,
-			     enum kprobe_wait wait);
-
-#ifdef CONFIG_KRETPROBES
-void kretprobe_trampoline_callback(struct pt_regs *regs);
-#ifndef CONFIG_KPROBES_CLASSIC
+/* ---- The core API a backend calls (beside the inline helpers above) ---- */
+int kprobe_text_reserved(unsigned long start, unsigned long end);
+bool kprobe_jump_target(unsigned long addr);
+int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
+		      void *data);
+bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,
+			    unsigned long *offset);
+#ifdef CONFIG_HAVE_KPROBE_SITES
+int kprobe_jprobe_resume(struct pt_regs *regs, struct kprobe_ctlblk *kcb,
+			 struct kprobe_frame *f);
+#endif
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n);
+#else
+static inline void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n) { }
+#endif
+#ifdef CONFIG_KPROBES_ON_FTRACE
+int kprobe_ftrace_ops_update(struct ftrace_ops *ops, int *users,
+			     unsigned long *add, int nadd,
+			     unsigned long *del, int ndel,
+			     void (*registering)(struct ftrace_ops *ops));
+#endif
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KPROBES_CLASSIC)
 /* the return, called by the x86 trampoline's callback */
 void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer);
 #endif
-/*
- * A kretprobe's entry probe and instance pool: the core's own
- * (kernel/kprobes_kretprobes.c), or a rethook's (kernel/kprobes_classic.c).
- */
-int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
-int kretprobe_pool_create(struct kretprobe *rp);
-void kretprobe_orphan(struct kretprobe *rp);
-void kretprobe_release(struct kretprobe *rp);
-
-static inline bool kprobe_is_kretprobe(struct kprobe *p)
-{
-	return p->pre_handler == kretprobe_entry;
-}
-#else
-static inline bool kprobe_is_kretprobe(struct kprobe *p)
-{
-	return false;
-}
-#endif
 #endif /* CONFIG_KPROBES */
-/*
- * kprobes/list's addresses: raw only for readers allowed to see them (as
- * /proc/kallsyms decides, kptr_restrict included); others read zeros.
- * Kprobes' and wprobes' lines alike.
- */
-static inline unsigned long kprobe_shown_addr(struct seq_file *m,
-					      const void *addr)
-{
-	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
-}
-
-/* an address in those files: every hex digit, zero-padded (as %px prints) */
-#define KPROBE_ADDR_WIDTH	((int)(2 * sizeof(void *)))
-
-#endif /* _LINUX_KPROBES_CORE_H */
+#endif /* _LINUX_KPROBES_BACKEND_H */
