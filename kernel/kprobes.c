@@ -32,7 +32,7 @@
  * hit paths (int3, ftrace) take no lock; they rely on two rules:
  *
  *  1. A site is hashed before its int3 is written, and unhashed only once
- *     its int3 is removed (kprobe_site_retired() says why a CPU that
+ *     its int3 is removed (kprobe_site_retire_finish() says why a CPU that
  *     trapped on it and then finds no site is fine); its memory and slot
  *     are freed only a grace period after that.
  *  2. A probe is on its site's list before the site is armed for it, and
@@ -466,7 +466,7 @@ struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
  *     the batch's others (kprobe_opt_undo_begin()): it then stays hashed
  *     and armed, and kprobe_opt_undo_jumps() does step 3.  An ftrace site
  *     is queued for kprobe_batch_ftrace(), which unhooks it.
- *  3. kprobe_site_retired(): the int3 removed, the site unhashed.
+ *  3. kprobe_site_retire_finish(): the int3 removed, the site unhashed.
  *  4. The batch's commit makes the text visible everywhere and frees the
  *     site, with its slot and detour, a grace period later
  *     (__kprobe_batch_commit()).
@@ -488,7 +488,7 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
 		/* no probes left: kprobe_batch_ftrace() unhooks it */
 		kprobe_ftrace_queue(s, b);
 	}
-	kprobe_site_retired(s, b);
+	kprobe_site_retire_finish(s, b);
 }
 
 /*
@@ -497,7 +497,7 @@ void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b)
  * the int3 before and looks the site up after finds none, and the byte
  * is no longer an int3: it runs the original instruction.
  */
-void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b)
+void kprobe_site_retire_finish(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	kprobe_assert_locked();
 	if (!(s->flags & KPROBE_SITE_FTRACE) &&
@@ -525,7 +525,7 @@ void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b)
  * same address), and mark its probes gone.  They stay registered until
  * their owners unregister them.
  */
-void kprobe_site_kill(struct kprobe_site *s, struct kprobe_batch *b)
+void kprobe_site_mark_gone(struct kprobe_site *s, struct kprobe_batch *b)
 {
 	struct kprobe *kp;
 

@@ -144,7 +144,7 @@ static int kprobe_carry(struct kprobe_site *s, struct kprobe_batch *b)
 	struct kprobe_site *c;
 	int ret;
 
-	if (!site_carriable(s) || kprobe_linger_has(s->addr) ||
+	if (!site_carriable(s) || kprobe_idle_hook_at(s->addr) ||
 	    kprobe_site_lookup(addr) || kprobe_bpf_sleepable_target(s->addr))
 		return -EBUSY;
 	/* no diverting ftrace user on its way in (paired), nor there */

@@ -1,20 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Kprobes: fentry sites on ftrace's hook.
- *
- * An fentry site is armed by hooking its function on one of two
- * ftrace_ops of the arch's (arch/x86/kernel/kprobes/ftrace.c): the plain
- * one, or the IPMODIFY one for a site whose hits may move regs->ip.
- * What lives here:
- *  - kprobe_batch_ftrace(): the ftrace side of a batch (kprobes.c), the
- *    filter changes of all its sites in one update per ops and direction;
- *  - ftrace_sync_sites(): the sites' moves between the two ops,
- *    make-before-break;
- *  - lingering hooks: unhooking waits a little, in case the site comes
- *    back (below).
- *
- * Locking: everything here runs under kprobe_mutex; ftrace takes its own
- * locks (and text_mutex) inside each update.
+ * Kprobes' fentry sites on ftrace's hook: the ftrace side of a batch (its
+ * sites' filter changes in one update per ops and direction), the moves
+ * of sites between the backend's two ftrace_ops, and idle hooks.  All of
+ * it runs under kprobe_mutex; ftrace takes its own locks inside each
+ * update.
  */
 
 #include <linux/kprobes.h>
@@ -28,40 +18,40 @@
 #include "kprobes_internal.h"
 
 /*
- * Lingering hooks.  Unhooking an fentry site is an ftrace filter update,
- * and ftrace walks every record it has for each (about 4.7 M instructions
- * on a distribution kernel, whatever the number of sites): what a tool
+ * Idle hooks.  Unhooking an fentry site is an ftrace filter update, and
+ * ftrace walks every record it has for each (about 4.7 M instructions on
+ * a distribution kernel, whatever the number of sites): what a tool
  * detaching its probes one by one pays per probe.  So a site that leaves
- * the plain ops stays hooked there ("lingers"): the callback finds no
- * armed site at it and returns at once.  The lingering hooks are
- * removed together, in one update, by kprobe_linger_work a little later
- * (KPROBE_LINGER_DELAY), or at once when their module goes; a site that
- * comes to a lingering address on the plain ops takes its hook over with
+ * the plain ops stays hooked there, idle: the callback finds no armed
+ * site at it and returns at once.  The idle hooks are removed together,
+ * in one update, by kprobe_idle_hooks_work a little later
+ * (KPROBE_IDLE_HOOK_DELAY), or at once when their module goes; a site that
+ * comes to an idle hook's address on the plain ops takes its hook over with
  * no update at all (a tool detaching and attaching again).  Never on the
  * IPMODIFY ops: livepatch and BPF trampolines need that ops off a
  * function as soon as its probes are.  All under kprobe_mutex.
  */
-#define KPROBE_LINGER_DELAY	(HZ / 4)
+#define KPROBE_IDLE_HOOK_DELAY	(HZ / 4)
 
-struct kprobe_linger {
+struct kprobe_idle_hook {
 	struct hlist_node node;
 	unsigned long ip;
 };
 
-static DEFINE_HASHTABLE(kprobe_lingering, 8);
-static unsigned int kprobe_nr_lingering;
+static DEFINE_HASHTABLE(kprobe_idle_hooks, 8);
+static unsigned int kprobe_nr_idle_hooks;
 
-static void kprobe_linger_work_fn(struct work_struct *unused);
-static DECLARE_DELAYED_WORK(kprobe_linger_work, kprobe_linger_work_fn);
+static void kprobe_idle_hooks_work_fn(struct work_struct *unused);
+static DECLARE_DELAYED_WORK(kprobe_idle_hooks_work, kprobe_idle_hooks_work_fn);
 
 /* ip's hook stays on the plain ops; false if it cannot */
-static bool kprobe_linger_add(unsigned long ip)
+static bool kprobe_idle_hook_add(unsigned long ip)
 {
-	struct kprobe_linger *l;
+	struct kprobe_idle_hook *l;
 
 	/*
 	 * Not on a classic backend: its handler would run the probes of a
-	 * site a lingering hook's ops shares with the other ops.
+	 * site an idle hook's ops shares with the other ops.
 	 */
 	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC))
 		return false;
@@ -69,24 +59,24 @@ static bool kprobe_linger_add(unsigned long ip)
 	if (!l)
 		return false;
 	l->ip = ip;
-	hash_add(kprobe_lingering, &l->node, ip);
-	if (!kprobe_nr_lingering++)
-		schedule_delayed_work(&kprobe_linger_work, KPROBE_LINGER_DELAY);
+	hash_add(kprobe_idle_hooks, &l->node, ip);
+	if (!kprobe_nr_idle_hooks++)
+		schedule_delayed_work(&kprobe_idle_hooks_work, KPROBE_IDLE_HOOK_DELAY);
 	return true;
 }
 
-/* was ip's hook lingering?  Then it is the caller's now */
-static bool kprobe_linger_take(unsigned long ip)
+/* was ip's hook idle?  Then it is the caller's now */
+static bool kprobe_idle_hook_take(unsigned long ip)
 {
-	struct kprobe_linger *l;
+	struct kprobe_idle_hook *l;
 
-	if (!kprobe_nr_lingering)
+	if (!kprobe_nr_idle_hooks)
 		return false;
-	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+	hash_for_each_possible(kprobe_idle_hooks, l, node, ip) {
 		if (l->ip == ip) {
 			hash_del(&l->node);
 			kfree(l);
-			kprobe_nr_lingering--;
+			kprobe_nr_idle_hooks--;
 			return true;
 		}
 	}
@@ -94,21 +84,21 @@ static bool kprobe_linger_take(unsigned long ip)
 }
 
 /*
- * Unhook the lingering sites for which in() holds (every one if in is
+ * Unhook the idle hooks for which in() holds (every one if in is
  * NULL), in one ftrace update.
  */
-void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
+void kprobe_idle_hooks_remove(bool (*in)(unsigned long, void *), void *arg)
 {
-	struct kprobe_linger *l;
+	struct kprobe_idle_hook *l;
 	struct hlist_node *t;
 	unsigned long *ips;
 	int bkt, n = 0;
 
 	kprobe_assert_locked();
-	if (!kprobe_nr_lingering)
+	if (!kprobe_nr_idle_hooks)
 		return;
-	ips = kvmalloc_array(kprobe_nr_lingering, sizeof(*ips), GFP_KERNEL);
-	hash_for_each_safe(kprobe_lingering, bkt, t, l, node) {
+	ips = kvmalloc_array(kprobe_nr_idle_hooks, sizeof(*ips), GFP_KERNEL);
+	hash_for_each_safe(kprobe_idle_hooks, bkt, t, l, node) {
 		if (in && !in(l->ip, arg))
 			continue;
 		if (ips)
@@ -117,17 +107,17 @@ void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg)
 			arch_ftrace_sites_update(false, NULL, 0, &l->ip, 1);
 		hash_del(&l->node);
 		kfree(l);
-		kprobe_nr_lingering--;
+		kprobe_nr_idle_hooks--;
 	}
 	if (n)
 		arch_ftrace_sites_update(false, NULL, 0, ips, n);
 	kvfree(ips);
 }
 
-static void kprobe_linger_work_fn(struct work_struct *unused)
+static void kprobe_idle_hooks_work_fn(struct work_struct *unused)
 {
 	mutex_lock(&kprobe_mutex);
-	kprobe_linger_flush(NULL, NULL);
+	kprobe_idle_hooks_remove(NULL, NULL);
 	mutex_unlock(&kprobe_mutex);
 }
 
@@ -217,14 +207,14 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 			moving = true;
 		} else if (armed && !want) {
 			/* its hook stays while nothing else changes */
-			if (!s->ftrace.armed_ipmodify && kprobe_linger_add(s->addr))
+			if (!s->ftrace.armed_ipmodify && kprobe_idle_hook_add(s->addr))
 				continue;
 			i = s->ftrace.armed_ipmodify ? FT_DEL_IPMODIFY : FT_DEL;
 			ips[i][n[i]++] = s->addr;
 			continue;
 		} else if (armed || !want) {
 			continue;
-		} else if (kprobe_linger_take(s->addr)) {
+		} else if (kprobe_idle_hook_take(s->addr)) {
 			if (!post) {
 				/* hooked already: armed from now on */
 				s->flags |= KPROBE_SITE_ARMED;
@@ -263,7 +253,7 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 		arch_ftrace_sites_update(i, NULL, 0, ips[FT_DEL + i], n[FT_DEL + i]);
 	/*
 	 * every call from now on finds each mover on one ops only, and no
-	 * callback of the plain ops still runs for a lingering hook taken
+	 * callback of the plain ops still runs for an idle hook taken
 	 * over by the IPMODIFY one
 	 */
 	if (moving || unhooked_plain)
@@ -295,15 +285,15 @@ static int ftrace_sync_sites(struct list_head *sites, unsigned long *buf,
 	return ret;
 }
 
-/* is ip's hook lingering? */
-bool kprobe_linger_has(unsigned long ip)
+/* is ip's hook an idle one? */
+bool kprobe_idle_hook_at(unsigned long ip)
 {
-	struct kprobe_linger *l;
+	struct kprobe_idle_hook *l;
 
 	kprobe_assert_locked();
-	if (!kprobe_nr_lingering)
+	if (!kprobe_nr_idle_hooks)
 		return false;
-	hash_for_each_possible(kprobe_lingering, l, node, ip) {
+	hash_for_each_possible(kprobe_idle_hooks, l, node, ip) {
 		if (l->ip == ip)
 			return true;
 	}

@@ -141,11 +141,11 @@ void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
 struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);
-void kprobe_site_retired(struct kprobe_site *s, struct kprobe_batch *b);
+void kprobe_site_retire_finish(struct kprobe_site *s, struct kprobe_batch *b);
 int kprobe_site_sync(struct kprobe_site *s, struct kprobe_batch *b);
 bool kprobe_site_wants_armed(struct kprobe_site *s);
 void kprobe_site_fast_sync(struct kprobe_site *s);
-void kprobe_site_kill(struct kprobe_site *s, struct kprobe_batch *b);
+void kprobe_site_mark_gone(struct kprobe_site *s, struct kprobe_batch *b);
 
 void kprobe_list_show_sources(struct seq_file *m);	/* takes its own lock */
 
@@ -217,8 +217,8 @@ static inline int kprobes_module_init(void)
 int kprobe_batch_ftrace(struct kprobe_batch *b);
 void kprobe_ftrace_queue(struct kprobe_site *s, struct kprobe_batch *b);
 void kprobe_ftrace_dequeue(struct kprobe_site *s);
-void kprobe_linger_flush(bool (*in)(unsigned long, void *), void *arg);
-bool kprobe_linger_has(unsigned long ip);
+void kprobe_idle_hooks_remove(bool (*in)(unsigned long, void *), void *arg);
+bool kprobe_idle_hook_at(unsigned long ip);
 /* ftrace updates that hooked a site moving off its carrier, so far */
 extern unsigned long kprobe_hook_seq;
 

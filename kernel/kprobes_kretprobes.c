@@ -402,15 +402,15 @@ NOKPROBE_SYMBOL(kretprobe_trampoline_handler);
  * reports.  As for rethook, which kernel/trace/ builds without -pg, they
  * cannot be livepatched nor traced by fentry programs.
  */
-static noinline notrace void kretprobe_return_general(struct pt_regs *regs,
-						      void *frame_pointer)
+static noinline notrace void kretprobe_return_slow(struct pt_regs *regs,
+						   void *frame_pointer)
 {
 	kprobe_busy_begin();
 	kretprobe_walk_return(regs, frame_pointer);
 	kprobe_busy_end();
 }
 
-NOKPROBE_SYMBOL(kretprobe_return_general);
+NOKPROBE_SYMBOL(kretprobe_return_slow);
 
 /*
  * The common return, but with a hit under way on this CPU (preemption
@@ -465,14 +465,14 @@ notrace void kretprobe_slot_return(struct pt_regs *regs, void *frame_pointer)
 	unsigned long real;
 
 	if (unlikely(!node)) {
-		kretprobe_return_general(regs, frame_pointer);
+		kretprobe_return_slow(regs, frame_pointer);
 		return;
 	}
 	ri = container_of(node, struct kretprobe_instance, llist);
 	real = (unsigned long)ri->ret_addr;
 	if (unlikely(ri->fp != frame_pointer || is_kretprobe_trampoline(real) ||
 		     kretprobe_foreign_trampoline(real))) {
-		kretprobe_return_general(regs, frame_pointer);
+		kretprobe_return_slow(regs, frame_pointer);
 		return;
 	}
 	instruction_pointer_set(regs, real);

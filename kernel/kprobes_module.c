@@ -4,7 +4,7 @@
  *
  * When a module unloads, or the kernel's init text is freed, the sites in
  * that text are disarmed while it is still there, taken out of the hash
- * table and their probes marked gone (kprobe_site_kill()); the probes
+ * table and their probes marked gone (kprobe_site_mark_gone()); the probes
  * stay registered until their owners unregister them.  A module's
  * NOKPROBE_SYMBOL() entries and .kprobes.text join the blacklist while it
  * loads and leave it when it goes.
@@ -23,7 +23,7 @@
 
 #include "kprobes_internal.h"
 
-static void kprobes_kill_range(bool (*in)(unsigned long, void *), void *arg)
+static void kprobes_mark_gone_range(bool (*in)(unsigned long, void *), void *arg)
 {
 	struct kprobe_batch b;
 	struct kprobe_site *s;
@@ -32,11 +32,11 @@ static void kprobes_kill_range(bool (*in)(unsigned long, void *), void *arg)
 	mutex_lock(&kprobe_mutex);
 	list_for_each_entry(s, &kprobe_sites, all) {
 		if (!(s->flags & KPROBE_SITE_GONE) && in(s->addr, arg))
-			kprobe_site_kill(s, &b);
+			kprobe_site_mark_gone(s, &b);
 	}
 	kprobe_batch_ftrace(&b);
-	/* ftrace forgets the text's records next: no hook may linger there */
-	kprobe_linger_flush(in, arg);
+	/* ftrace forgets the text's records next: no idle hook may stay there */
+	kprobe_idle_hooks_remove(in, arg);
 	mutex_unlock(&kprobe_mutex);
 	kprobe_batch_commit(&b);
 }
@@ -51,7 +51,7 @@ static bool in_core_init_text(unsigned long addr, void *unused)
  */
 void kprobe_free_init_mem(void)
 {
-	kprobes_kill_range(in_core_init_text, NULL);
+	kprobes_mark_gone_range(in_core_init_text, NULL);
 }
 
 #ifdef CONFIG_MODULES
@@ -110,10 +110,10 @@ static int kprobes_module_callback(struct notifier_block *nb,
 		break;
 	case MODULE_STATE_LIVE:
 		/* do_init_module() frees the init text after this */
-		kprobes_kill_range(in_module_init_text, mod);
+		kprobes_mark_gone_range(in_module_init_text, mod);
 		break;
 	case MODULE_STATE_GOING:
-		kprobes_kill_range(in_module_text, mod);
+		kprobes_mark_gone_range(in_module_text, mod);
 		kprobe_module_blacklist(mod, false);
 		kprobe_index_module_going(mod);
 		break;

@@ -216,7 +216,7 @@ void kprobe_opt_fix_bytes(unsigned long addr, u8 *buf, int n)
  * If so, the site keeps its jump and stays hashed, its hits (of no probe
  * now) going through the detour, until kprobe_opt_undo_jumps() puts its
  * bytes back with the batch's others and ends its retirement
- * (kprobe_site_retired()).
+ * (kprobe_site_retire_finish()).
  *
  * Return: true if @s is the batch's now.
  */
@@ -259,7 +259,7 @@ void kprobe_opt_undo_jumps(struct kprobe_batch *b)
 		/* a plain int3 now: hits step its instruction again */
 		WRITE_ONCE(s->opt.state, KPROBE_OPT_NONE);
 		opt_live--;
-		kprobe_site_retired(s, b);
+		kprobe_site_retire_finish(s, b);
 	}
 }
 

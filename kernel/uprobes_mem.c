@@ -72,7 +72,7 @@ static struct uprobe_mem_site *site_lookup(struct mm_struct *mm,
 				   site_key(mm, vaddr),
 				   srcu_read_lock_held(&uprobe_mem_srcu)) {
 		if (s->mm == mm && s->vaddr == vaddr &&
-		    !test_bit(UPROBE_MEM_DEAD, &s->flags))
+		    !test_bit(UPROBE_MEM_EXITED, &s->flags))
 			return s;
 	}
 	return NULL;
@@ -95,7 +95,7 @@ bool uprobe_mem_site_lost(struct uprobe_mem_site *s)
 	lockdep_assert_held(&uprobe_mem_lock);
 	if (hlist_unhashed(&s->hnode))
 		return false;
-	if (!test_and_set_bit(UPROBE_MEM_LOST, &s->flags))
+	if (!test_and_set_bit(UPROBE_MEM_GONE, &s->flags))
 		WRITE_ONCE(uprobe_mem_lost, uprobe_mem_lost + 1);
 	return true;
 }
@@ -116,7 +116,7 @@ void uprobe_mem_site_unlist(struct uprobe_mem_site *s)
 	hash_del_rcu(&s->hnode);
 	list_del(&s->node);
 	WRITE_ONCE(uprobe_mem_nr, uprobe_mem_nr - 1);
-	if (test_bit(UPROBE_MEM_LOST, &s->flags))
+	if (test_bit(UPROBE_MEM_GONE, &s->flags))
 		WRITE_ONCE(uprobe_mem_lost, uprobe_mem_lost - 1);
 }
 
@@ -312,9 +312,9 @@ void uprobe_mem_detach(struct uprobe_point *pp)
 	struct uprobe_mem_site *s = &pp->site.m;
 	struct uprobe_mem_insn *mi = s->mi;
 
-	if (!test_bit(UPROBE_MEM_DEAD, &s->flags) && mmget_not_zero(s->mm)) {
+	if (!test_bit(UPROBE_MEM_EXITED, &s->flags) && mmget_not_zero(s->mm)) {
 		if (bp_is_ours(s->mm, s->vaddr, mi->insn, mi->len,
-			       test_bit(UPROBE_MEM_LOST, &s->flags)))
+			       test_bit(UPROBE_MEM_GONE, &s->flags)))
 			restore_opcode(s->mm, s->vaddr,
 				       uprobe_mem_opcode(mi->insn));
 		mmput(s->mm);
@@ -356,7 +356,7 @@ void uprobe_mem_show(struct seq_file *m, struct uprobe_point *pp)
 	} else {
 		seq_puts(m, "[anon]");
 	}
-	if (test_bit(UPROBE_MEM_LOST, &s->flags))
+	if (test_bit(UPROBE_MEM_GONE, &s->flags))
 		seq_puts(m, "(lost)");
 }
 
@@ -423,7 +423,7 @@ static bool moved_bp(struct pt_regs *regs, unsigned long bp_vaddr)
 		return false;
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node)
-		any |= s->mm == current->mm && test_bit(UPROBE_MEM_LOST, &s->flags);
+		any |= s->mm == current->mm && test_bit(UPROBE_MEM_GONE, &s->flags);
 	spin_unlock(&uprobe_mem_lock);
 	if (!any)
 		return false;
@@ -435,7 +435,7 @@ static bool moved_bp(struct pt_regs *regs, unsigned long bp_vaddr)
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
 		if (s->mm == current->mm &&
 		    s->mi->len > UPROBE_SWBP_INSN_SIZE && s->mi->len <= n &&
-		    test_bit(UPROBE_MEM_LOST, &s->flags) &&
+		    test_bit(UPROBE_MEM_GONE, &s->flags) &&
 		    offset_in_page(s->vaddr) == offset_in_page(bp_vaddr) &&
 		    !memcmp(cur + UPROBE_SWBP_INSN_SIZE,
 			    s->mi->insn + UPROBE_SWBP_INSN_SIZE,
@@ -532,7 +532,7 @@ static noinline bool uprobe_mem_swbp(struct pt_regs *regs,
 		return gone_bp(regs, bp_vaddr) || moved_bp(regs, bp_vaddr);
 	mi = s->mi;
 	same = insn_unchanged(mi, bp_vaddr);
-	lost = test_bit(UPROBE_MEM_LOST, &s->flags);	/* read once */
+	lost = test_bit(UPROBE_MEM_GONE, &s->flags);	/* read once */
 	if (test_bit(UPROBE_MEM_FRONT, &s->flags) &&
 	    !uprobe_mem_front_takes(s, regs, same && !lost))
 		return false;	/* the inode engine's, by the die notifiers */
@@ -719,7 +719,7 @@ void uprobe_mem_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 			continue;
 		st->e[st->nr].vaddr = s->vaddr;
 		st->e[st->nr].len = s->mi->len;
-		st->e[st->nr].lost = test_bit(UPROBE_MEM_LOST, &s->flags);
+		st->e[st->nr].lost = test_bit(UPROBE_MEM_GONE, &s->flags);
 		memcpy(st->e[st->nr].insn, s->mi->insn, s->mi->len);
 		st->nr++;
 	}
@@ -807,7 +807,7 @@ void uprobe_mem_mm_exit(struct mm_struct *mm)
 	spin_lock(&uprobe_mem_lock);
 	list_for_each_entry(s, &uprobe_mem_sites, node) {
 		if (s->mm == mm)
-			set_bit(UPROBE_MEM_DEAD, &s->flags);
+			set_bit(UPROBE_MEM_EXITED, &s->flags);
 	}
 	spin_unlock(&uprobe_mem_lock);
 	uprobe_mem_slots_exit(mm);

@@ -15,10 +15,10 @@
 #include <linux/uprobes_mem.h>
 
 /* struct uprobe_mem_site.flags */
-#define UPROBE_MEM_LOST		0	/* the program took the code back */
-#define UPROBE_MEM_DEAD		1	/* its mm is gone */
+#define UPROBE_MEM_GONE		0	/* its code went: rewritten or unmapped */
+#define UPROBE_MEM_EXITED	1	/* its mm exited */
 #define UPROBE_MEM_FRONT	2	/* in front of an inode point */
-#define UPROBE_MEM_GONE		3	/* a front whose memory went */
+#define UPROBE_MEM_FRONT_GONE	3	/* a front whose memory went */
 
 /* What runs in place of a site's breakpoint. */
 struct uprobe_mem_insn {

@@ -178,7 +178,7 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
 {
 	struct uprobe_inode_site *ino = &s->pp->site.ino;
 
-	return same && !test_bit(UPROBE_MEM_GONE, &s->flags) &&
+	return same && !test_bit(UPROBE_MEM_FRONT_GONE, &s->flags) &&
 	       arch_uprobe_mem_regs_ok(regs) &&
 	       uprobe_sole_consumer(ino->iu, &ino->uc);
 }
@@ -191,7 +191,7 @@ bool uprobe_mem_front_takes(struct uprobe_mem_site *s, struct pt_regs *regs,
  * @slots: the fronts whose slots were there (a page of slots), rather
  *	than those probing there
  *
- * A front is gone (UPROBE_MEM_GONE) when its memory is unmapped, since
+ * A front is gone (UPROBE_MEM_FRONT_GONE) when its memory is unmapped, since
  * the address may then hold other text, whose breakpoint would not be
  * our probe's, or its slot's page is.
  *
@@ -209,6 +209,6 @@ void uprobe_mem_fronts_lost(struct mm_struct *mm, unsigned long start,
 	list_for_each_entry(s, &uprobe_mem_fronts, node) {
 		at = slots ? s->mi->slot : s->vaddr;
 		if (s->mm == mm && at >= start && at < end)
-			set_bit(UPROBE_MEM_GONE, &s->flags);
+			set_bit(UPROBE_MEM_FRONT_GONE, &s->flags);
 	}
 }

@@ -166,25 +166,25 @@ static void free_process(struct uprobe_process *proc)
 
 /*
  * Points and processes unlinked under the mutex, freed after a sync.
- * bury() waits for the handlers that may still walk them
+ * free_unlinked() waits for the handlers that may still walk them
  * (uprobe_site_sync(): both engines' grace periods) outside
  * uprobes_mutex, since a handler may sleep for long and every other
  * registration would wait with it.
  */
-struct uprobe_graveyard {
+struct uprobe_unlinked {
 	struct list_head points;
 	struct list_head procs;
 	bool sync;	/* a handler may be running on what was unlinked */
 };
 
-static void graveyard_init(struct uprobe_graveyard *g)
+static void unlinked_init(struct uprobe_unlinked *g)
 {
 	INIT_LIST_HEAD(&g->points);
 	INIT_LIST_HEAD(&g->procs);
 	g->sync = false;
 }
 
-static void bury(struct uprobe_graveyard *g)
+static void free_unlinked(struct uprobe_unlinked *g)
 {
 	struct uprobe_process *proc, *ptmp;
 	struct uprobe_point *pp, *tmp;
@@ -201,7 +201,7 @@ static void bury(struct uprobe_graveyard *g)
 }
 
 /* Takes @u off its point; an emptied point and process go to @g. */
-static void remove_probe(struct process_uprobe *u, struct uprobe_graveyard *g)
+static void remove_probe(struct process_uprobe *u, struct uprobe_unlinked *g)
 {
 	struct uprobe_point *pp = u->point;
 	struct uprobe_process *proc = pp->proc;
@@ -230,7 +230,7 @@ static void remove_probe(struct process_uprobe *u, struct uprobe_graveyard *g)
  * uprobe_site_attach(), through one of the engines, which then calls
  * uprobe_point_hit() on a hit.
  */
-static int do_register(struct process_uprobe *u, struct uprobe_graveyard *g)
+static int do_register(struct process_uprobe *u, struct uprobe_unlinked *g)
 {
 	struct uprobe_process *proc;
 	struct uprobe_point *pp;
@@ -298,7 +298,7 @@ out:
 }
 
 /* Unregisters @u if it is on a point; a no-op otherwise. */
-static void do_unregister(struct process_uprobe *u, struct uprobe_graveyard *g)
+static void do_unregister(struct process_uprobe *u, struct uprobe_unlinked *g)
 {
 	lockdep_assert_held(&uprobes_mutex);
 	if (u->point)
@@ -310,11 +310,11 @@ static void do_unregister(struct process_uprobe *u, struct uprobe_graveyard *g)
 
 static void delayed_run(struct uprobe_delayed_op *op)
 {
-	struct uprobe_graveyard g;
+	struct uprobe_unlinked g;
 	struct process_uprobe *u;
 	int ret = 0;
 
-	graveyard_init(&g);
+	unlinked_init(&g);
 	mutex_lock(&uprobes_mutex);
 	spin_lock(&uprobes_lock);
 	u = op->u;
@@ -327,7 +327,7 @@ static void delayed_run(struct uprobe_delayed_op *op)
 			do_unregister(u, &g);
 	}
 	mutex_unlock(&uprobes_mutex);
-	bury(&g);
+	free_unlinked(&g);
 
 	if (u && u->registration_callback)
 		u->registration_callback(u, op->reg, ret);
@@ -364,7 +364,7 @@ static void delayed_work(struct work_struct *work)
  *     and then calls registration_callback exactly once (not at all if
  *     unregister_uprobe() cancelled it meanwhile).
  */
-static int delay_op(struct process_uprobe *u, bool reg, int old, int new)
+static int defer_from_handler(struct process_uprobe *u, bool reg, int old, int new)
 {
 	struct uprobe_delayed_op *op;
 
@@ -415,7 +415,7 @@ static void cancel_delayed(struct process_uprobe *u)
  * process): the engine writes the breakpoint with the mm's mmap_lock
  * held for writing, as ptrace does, so no system call ends early with
  * EINTR.  Called from a uprobe handler, the registration is delayed
- * until every handler of that probepoint has run (see delay_op()), and
+ * until every handler of that probepoint has run (see defer_from_handler()), and
  * @u->registration_callback reports its result.
  *
  * Context: process context, may sleep.
@@ -437,16 +437,16 @@ static void cancel_delayed(struct process_uprobe *u)
  */
 int register_uprobe(struct process_uprobe *u)
 {
-	struct uprobe_graveyard g;
+	struct uprobe_unlinked g;
 	int ret;
 
 	if (!u || !u->handler)
 		return -EINVAL;
 	might_sleep();
-	graveyard_init(&g);
+	unlinked_init(&g);
 
 	if (uprobe_site_in_handler()) {
-		ret = delay_op(u, true, UPROBE_FREE, UPROBE_REGISTERING);
+		ret = defer_from_handler(u, true, UPROBE_FREE, UPROBE_REGISTERING);
 		return ret ?: -EINPROGRESS;
 	}
 
@@ -455,7 +455,7 @@ int register_uprobe(struct process_uprobe *u)
 	mutex_lock(&uprobes_mutex);
 	ret = do_register(u, &g);
 	mutex_unlock(&uprobes_mutex);
-	bury(&g);
+	free_unlinked(&g);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_uprobe);
@@ -477,15 +477,15 @@ EXPORT_SYMBOL_GPL(register_uprobe);
  */
 void unregister_uprobe(struct process_uprobe *u)
 {
-	struct uprobe_graveyard g;
+	struct uprobe_unlinked g;
 
 	if (!u)
 		return;
 	might_sleep();
-	graveyard_init(&g);
+	unlinked_init(&g);
 
 	if (uprobe_site_in_handler()) {
-		delay_op(u, false, UPROBE_ACTIVE, UPROBE_UNREGISTERING);
+		defer_from_handler(u, false, UPROBE_ACTIVE, UPROBE_UNREGISTERING);
 		return;
 	}
 
@@ -493,7 +493,7 @@ void unregister_uprobe(struct process_uprobe *u)
 	cancel_delayed(u);
 	do_unregister(u, &g);
 	mutex_unlock(&uprobes_mutex);
-	bury(&g);
+	free_unlinked(&g);
 }
 EXPORT_SYMBOL_GPL(unregister_uprobe);
 
@@ -510,7 +510,7 @@ EXPORT_SYMBOL_GPL(unregister_uprobe);
  * threads share the mm and so its breakpoints (later threads too), and
  * exec and exit both drop the mm.  A fork child never reaches a handler:
  * it is stripped of the inode engine's breakpoints on its first hit
- * (site_handler() in uprobes_inode.c), of the memory engine's before it
+ * (site_handler() in uprobes_file.c), of the memory engine's before it
  * first returns to user space (uprobe_mem_fork()).
  */
 void uprobe_process_mm_exit(struct mm_struct *mm)
@@ -540,12 +540,12 @@ void uprobe_process_mm_exit(struct mm_struct *mm)
  */
 static void uprobes_reap(struct work_struct *work)
 {
-	struct uprobe_graveyard g;
+	struct uprobe_unlinked g;
 	struct uprobe_process *proc, *ptmp;
 	struct uprobe_point *pp, *tmp;
 	struct process_uprobe *u, *utmp;
 
-	graveyard_init(&g);
+	unlinked_init(&g);
 	mutex_lock(&uprobes_mutex);
 	list_for_each_entry_safe(proc, ptmp, &uprobe_processes, node) {
 		if (!READ_ONCE(proc->dead))
@@ -556,7 +556,7 @@ static void uprobes_reap(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&uprobes_mutex);
-	bury(&g);
+	free_unlinked(&g);
 }
 
 #ifdef CONFIG_DEBUG_FS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Per-process uprobes: what the API half (uprobes_process.c) and
- * the engine binding that places its probepoints (uprobes_inode.c) share.
+ * the engine binding that places its probepoints (uprobes_file.c) share.
  *
  * The API half knows processes, probepoints and the probes on
  * them; it never looks inside struct uprobe_site.  The engine binding
@@ -75,7 +75,7 @@ struct uprobe_point {
 };
 
 /*
- * The engine binding (uprobes_inode.c): it places a point in the inode
+ * The engine binding (uprobes_file.c): it places a point in the inode
  * engine when that engine can take the mapping (read-only private file
  * text) and hands the others to the memory engine.
  */

@@ -406,9 +406,9 @@ NOKPROBE_SYMBOL(kprobe_fault_resumed);
  * kprobe_int3_carrier() returns into the carrier's hit stub, which calls
  * the optimizer's trampoline.
  */
-static noinline int kprobe_int3_general(struct pt_regs *regs,
-					struct kprobe_ctlblk *kcb,
-					struct kprobe_site *s)
+static noinline int kprobe_int3_slow(struct pt_regs *regs,
+				     struct kprobe_ctlblk *kcb,
+				     struct kprobe_site *s)
 {
 	unsigned long addr = regs->ip - INT3_INSN_SIZE;
 	struct kprobe_frame *f = kprobe_frame_top(kcb);
@@ -477,7 +477,7 @@ static noinline int kprobe_int3_general(struct pt_regs *regs,
 	return 1;
 }
 
-NOKPROBE_SYMBOL(kprobe_int3_general);
+NOKPROBE_SYMBOL(kprobe_int3_slow);
 
 /*
  * An int3 while a hit is under way on this CPU (kcb->depth > 0).  The
@@ -496,7 +496,7 @@ static noinline int kprobe_int3_nested(struct pt_regs *regs,
 	/* the int3 after the copy being single-stepped by the top frame? */
 	if (slot && addr == (unsigned long)slot + f->site->ainsn.len)
 		return kprobe_finish_step(regs, kcb, f);
-	return kprobe_int3_general(regs, kcb, __kprobe_site_lookup(addr));
+	return kprobe_int3_slow(regs, kcb, __kprobe_site_lookup(addr));
 }
 
 NOKPROBE_SYMBOL(kprobe_int3_nested);
@@ -587,7 +587,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		kp = s ? kprobe_site_solo_post(s) : NULL;
 		if (kp)
 			return kprobe_int3_solo_post(regs, kcb, s, kp);
-		return kprobe_int3_general(regs, kcb, s);
+		return kprobe_int3_slow(regs, kcb, s);
 	}
 	return kprobe_int3_solo(regs, kcb, s, kp);
 }

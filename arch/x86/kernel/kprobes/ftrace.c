@@ -92,17 +92,17 @@ void arch_ftrace_sites_sync(void)
  * its frame stays, and interrupts stay off (ftrace restores the flags
  * from regs, IF cleared) until its jprobe_return() traps.
  */
-static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
-						   struct pt_regs *regs,
-						   struct kprobe_ctlblk *kcb,
-						   unsigned long ip)
+static noinline notrace bool kprobe_ftrace_slow(struct kprobe_site *s,
+						struct pt_regs *regs,
+						struct kprobe_ctlblk *kcb,
+						unsigned long ip)
 {
 	unsigned long orig_ip = regs->ip;
 	struct kprobe_site *carrier;
 	struct kprobe_frame *f;
 
 	/*
-	 * A hook left lingering (kernel/kprobes_ftrace.c) on a site whose
+	 * An idle hook (kernel/kprobes_ftrace.c) on a site whose
 	 * probes are all disabled, or one the IPMODIFY ops is taking over:
 	 * nothing to run.  (An armed site's hits start once it is marked so.)
 	 */
@@ -143,7 +143,7 @@ static noinline notrace bool kprobe_ftrace_general(struct kprobe_site *s,
 	return false;
 }
 
-NOKPROBE_SYMBOL(kprobe_ftrace_general);
+NOKPROBE_SYMBOL(kprobe_ftrace_slow);
 
 /*
  * Several pre-only probes (a kprobe beside a kretprobe): kprobe_pre_only(),
@@ -226,7 +226,7 @@ notrace void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			regs->ip = orig_ip;
 	} else if (kprobe_pre_only_now(s)) {
 		kprobe_ftrace_pre_only(s, regs, ip);
-	} else if (kprobe_ftrace_general(s, regs, kcb, ip)) {
+	} else if (kprobe_ftrace_slow(s, regs, kcb, ip)) {
 		return;		/* to a jprobe's handler, interrupts off */
 	}
 out:

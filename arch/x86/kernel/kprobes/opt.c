@@ -103,8 +103,8 @@ STACK_FRAME_NON_STANDARD_FP(kprobe_opt_trampoline);
  * Returns 1 if a pre_handler moved regs->ip.  notrace, as its caller
  * kprobe_opt_callback(): it runs in the detour.
  */
-static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
-					       struct kprobe_site *s)
+static noinline notrace int kprobe_opt_slow(struct pt_regs *regs,
+					    struct kprobe_site *s)
 {
 	struct kprobe_frame *f;
 	int moved = 0;
@@ -135,9 +135,9 @@ static noinline notrace int kprobe_opt_general(struct pt_regs *regs,
 	return moved;
 }
 
-NOKPROBE_SYMBOL(kprobe_opt_general);
+NOKPROBE_SYMBOL(kprobe_opt_slow);
 
-/* several pre-only probes: out of line and notrace, as kprobe_opt_general() */
+/* several pre-only probes: out of line and notrace, as kprobe_opt_slow() */
 static noinline notrace int kprobe_opt_pre_only(struct pt_regs *regs,
 						struct kprobe_site *s)
 {
@@ -177,7 +177,7 @@ __used __visible notrace __noendbr int kprobe_opt_callback(struct pt_regs *regs,
 	else if (kprobe_pre_only_now(s))
 		moved = kprobe_opt_pre_only(regs, s);
 	else
-		moved = kprobe_opt_general(regs, s);
+		moved = kprobe_opt_slow(regs, s);
 	/* the trampoline's popf restores regs->flags (a handler's IF too) */
 	if (IS_ENABLED(CONFIG_TRACE_IRQFLAGS) && (regs->flags & X86_EFLAGS_IF))
 		trace_hardirqs_on();

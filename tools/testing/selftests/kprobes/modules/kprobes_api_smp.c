@@ -243,7 +243,7 @@ int t_batch_unregister_optimized(void)
 		 * The jump in kpt_asm() is undone by the time unregistration
 		 * returned.  Where kpt_target()'s probe had no carrier (none
 		 * on i386) it sat on an ftrace hook, which lingers for
-		 * KPROBE_LINGER_DELAY before its call goes.
+		 * KPROBE_IDLE_HOOK_DELAY before its call goes.
 		 */
 		for (i = 0; i < 50 && memcmp(addr[1], orig[1], sizeof(orig[1])); i++)
 			msleep(20);
