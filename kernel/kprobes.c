@@ -153,11 +153,12 @@ NOKPROBE_SYMBOL(kprobe_busy_end);
  *
  * As opposed to no hit, or a hit only single-stepping its instruction.
  * Another kind of probe (wprobes) counts its hit as missed then, as a
- * nested kprobe hit is.  Call with preemption off.
+ * nested kprobe hit is.  Call with preemption off.  notrace: it runs in
+ * the debug exception, where no ftrace callback should run for it.
  *
  * Return: true if one runs.
  */
-bool kprobe_handler_running(void)
+notrace bool kprobe_handler_running(void)
 {
 #ifdef CONFIG_HAVE_KPROBE_SITES
 	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());

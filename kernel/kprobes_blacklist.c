@@ -123,6 +123,7 @@ void kprobe_blacklist_remove_range(unsigned long start, unsigned long end)
 {
 	struct kprobe_blacklist_entry *ent, *n;
 
+	kprobe_assert_locked();
 	list_for_each_entry_safe(ent, n, &kprobe_blacklist, list) {
 		if (ent->start_addr >= start && ent->start_addr < end) {
 			list_del_rcu(&ent->list);

@@ -20,6 +20,7 @@
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/bug.h>
+#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -456,6 +457,7 @@ bool kprobe_patched_text(unsigned long start, unsigned long end)
 	bool ret = false;
 #endif
 
+	lockdep_assert_held(&text_mutex);
 	if (kprobe_index_ready(start, end))
 		return kprobe_idx_overlaps(&kprobe_patch_index, start, end);
 #ifdef CONFIG_MODULES

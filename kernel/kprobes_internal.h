@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the kprobes core's files (kernel/kprobes*.c) share and nothing
- * else uses; an arch backend sees <linux/kprobes_backend.h> only.  Every
- * function here is called with kprobe_mutex held, and asserts it, unless
- * it says otherwise.
+ * else uses; an arch backend sees <linux/kprobes_backend.h> only.  A
+ * function here that runs under kprobe_mutex asserts it
+ * (kprobe_assert_locked()); one that runs without it says so.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
@@ -32,6 +32,17 @@ extern bool kprobes_all_disarmed;
 /* sites on kprobe_sites that are out of the hash table (gone code) */
 extern unsigned int kprobe_nr_gone;
 
+/* the core's own reads of other features' site state */
+static nokprobe_inline bool kprobe_site_has_jprobe(struct kprobe_site *s)
+{
+	return READ_ONCE(s->fast.has_jprobe);
+}
+
+static nokprobe_inline struct kprobe_site *kprobe_site_carrier(struct kprobe_site *s)
+{
+	return READ_ONCE(s->carry.carrier);
+}
+
 /*
  * Core-internal probe kinds: a jprobe's and a kretprobe's entry probe
  * (see KPROBE_FLAG_JPROBE).
@@ -51,7 +62,10 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 
 /*
  * A kretprobe's instance pool: the core's own
- * (kernel/kprobes_kretprobes.c), or a rethook's (kernel/kprobes_classic.c).
+ * (kernel/kprobes_kretprobe_pool.c), or a rethook's
+ * (kernel/kprobes_classic.c).  Without kprobe_mutex: registration
+ * creates it before taking the mutex, unregistration orphans and
+ * releases it around its wait.
  */
 int kretprobe_pool_create(struct kretprobe *rp);
 void kretprobe_orphan(struct kretprobe *rp);
@@ -106,6 +120,7 @@ enum kprobe_wait {
 };
 
 extern bool kprobes_initialized;
+/* without kprobe_mutex: registration resolves an address before taking it */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr,
 				const char *symbol_name, unsigned long offset,
 				bool *on_entry);
@@ -136,8 +151,9 @@ int kprobe_register_array(const struct kprobe_array *a);
 bool kprobe_is_registered(struct kprobe *p);
 void kprobe_unregister_array(const struct kprobe_array *a,
 			     enum kprobe_wait wait);
+/* both without kprobe_mutex */
 void __kprobe_batch_commit(struct kprobe_batch *b, enum kprobe_wait wait);
-void kprobe_batch_commit(struct kprobe_batch *b);	/* without kprobe_mutex */
+void kprobe_batch_commit(struct kprobe_batch *b);
 struct kprobe_site *kprobe_site_create(unsigned long addr, bool ftrace,
 				       bool on_entry, int *err);
 void kprobe_site_retire(struct kprobe_site *s, struct kprobe_batch *b);
@@ -155,9 +171,15 @@ void kprobe_blacklist_remove_range(unsigned long start, unsigned long end);
 /* without kprobe_mutex: takes the text owners' locks (text_mutex) */
 int kprobe_check_text(unsigned long addr, struct module **probed_mod);
 
+/* without kprobe_mutex, as kprobe_resolve() */
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 
-/* kprobes_index.c: registration's lookups of other patchers' text */
+/*
+ * kprobes_index.c: registration's lookups of other patchers' text, under
+ * their locks, not kprobe_mutex: kprobe_index_prepare() (may sleep) takes
+ * its own; kprobe_patched_text() and kprobe_bug_site() run with
+ * jump_label_lock() and text_mutex held; a module's going drops its index.
+ */
 void kprobe_index_prepare(void);
 bool kprobe_patched_text(unsigned long start, unsigned long end);
 bool kprobe_bug_site(unsigned long addr);
@@ -167,7 +189,7 @@ void kprobe_index_module_going(struct module *mod);
 
 /* kprobes_opt.c */
 /* not optimized, nor waiting to be */
-static inline bool kprobe_site_opt_none(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_opt_none(struct kprobe_site *s)
 {
 	return s->opt.state == KPROBE_OPT_NONE;
 }
@@ -195,7 +217,7 @@ static inline void kprobe_opt_undo_jumps(struct kprobe_batch *b) { }
 
 /* kprobes_classic.c */
 #ifdef CONFIG_KPROBES_CLASSIC
-int kprobes_classic_init(void);
+int kprobes_classic_init(void);		/* at boot */
 #else
 static inline int kprobes_classic_init(void)
 {

@@ -6,14 +6,12 @@
  * backend written for its probe sites (x86: arch/x86/kernel/kprobes/):
  * the probe site, the arch_*() hooks the core calls, and the core API a
  * backend calls, the hit path's inline helpers among them.  Each
- * declaration here is used by a backend; what only the core's files
- * share is in kernel/kprobes_internal.h.  Not for probe modules, whose
+ * declaration here is used by a backend (and most by the core too);
+ * what only the core's files share is in kernel/kprobes_internal.h.  Not for probe modules, whose
  * API is <linux/kprobes.h>.
  */
 #include <linux/kprobes.h>
 #include <linux/kallsyms.h>
-#include <linux/seq_file.h>
-#include <linux/fs.h>
 
 #ifdef CONFIG_KPROBES
 /*
@@ -30,11 +28,12 @@
 
 /*
  * Each feature's state of a site is a struct of its own, written by that
- * feature's file alone; the others, and the arch backend, read it through
- * the accessors that follow struct kprobe_site.
+ * feature's file alone (the hit paths' shortcuts: by the core proper,
+ * kprobes.c and kprobes_register.c); the others, and the arch backend,
+ * read it through the accessors that follow struct kprobe_site.
  */
 
-/* the hit paths' shortcuts, written by kprobe_site_sync() (kprobes.c) */
+/* the hit paths' shortcuts (kprobe_site_sync(), registration) */
 struct kprobe_site_fast {
 	/*
 	 * The site's one probe when a hit has nothing to run but its
@@ -109,14 +108,18 @@ struct kprobe_site_carry {
 	bool diverted;
 };
 
+/*
+ * The hit paths read hash, addr and fast first: they share a cache line
+ * (static_assert below), and a lone probe's hit reads little else.
+ */
 struct kprobe_site {
 	struct hlist_node hash;		/* kprobe_table bucket (RCU) */
 	unsigned long addr;
+	struct kprobe_site_fast fast;
 	struct list_head probes;	/* struct kprobe.list (RCU) */
 	struct list_head all;		/* kprobe_sites; kprobe_mutex */
 	struct list_head free_list;	/* a batch's to_free */
 	unsigned int flags;		/* KPROBE_SITE_*; kprobe_mutex */
-	struct kprobe_site_fast fast;
 	struct kprobe_site_ftrace ftrace;
 	struct kprobe_site_opt opt;
 	struct kprobe_site_carry carry;
@@ -132,64 +135,61 @@ struct kprobe_site {
 #endif
 };
 
+#if defined(CONFIG_64BIT) && !defined(CONFIG_KPROBES_CLASSIC)
+static_assert(offsetof(struct kprobe_site, fast) +
+	      sizeof(struct kprobe_site_fast) <= 64);
+/* kzalloc()'s kmalloc-256: one byte more would double every site */
+static_assert(sizeof(struct kprobe_site) <= 256);
+#endif
+
 /* ---- Reading a site's state: lock-free on the hit paths ---- */
-static inline bool kprobe_site_is_ftrace(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_is_ftrace(struct kprobe_site *s)
 {
 	return READ_ONCE(s->flags) & KPROBE_SITE_FTRACE;
 }
 
-static inline bool kprobe_site_is_armed(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_is_armed(struct kprobe_site *s)
 {
 	return READ_ONCE(s->flags) & KPROBE_SITE_ARMED;
 }
 
 /* its int3 hits leave through the detour (the optimizer built one) */
-static inline bool kprobe_site_detoured(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_detoured(struct kprobe_site *s)
 {
 	return READ_ONCE(s->opt.state) >= KPROBE_OPT_READY;
 }
 
-static inline bool kprobe_site_has_post(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_has_post(struct kprobe_site *s)
 {
 	return READ_ONCE(s->fast.has_post);
 }
 
-static inline bool kprobe_site_has_jprobe(struct kprobe_site *s)
-{
-	return READ_ONCE(s->fast.has_jprobe);
-}
-
-static inline struct kprobe *kprobe_site_solo(struct kprobe_site *s)
+static nokprobe_inline struct kprobe *kprobe_site_solo(struct kprobe_site *s)
 {
 	return READ_ONCE(s->fast.solo);
 }
 
-static inline struct kprobe *kprobe_site_solo_post(struct kprobe_site *s)
+static nokprobe_inline struct kprobe *kprobe_site_solo_post(struct kprobe_site *s)
 {
 	return READ_ONCE(s->fast.solo_post);
 }
 
-static inline bool kprobe_site_ftrace_dual(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_ftrace_dual(struct kprobe_site *s)
 {
 	return READ_ONCE(s->ftrace.dual);
 }
 
-static inline struct kprobe_site *kprobe_site_carrier(struct kprobe_site *s)
-{
-	return READ_ONCE(s->carry.carrier);
-}
-
-static inline struct kprobe_site *kprobe_site_carried(struct kprobe_site *s)
+static nokprobe_inline struct kprobe_site *kprobe_site_carried(struct kprobe_site *s)
 {
 	return s->carry.carried;	/* set before the site is hashed */
 }
 
-static inline struct kprobe_site *kprobe_site_carrier_moving(struct kprobe_site *s)
+static nokprobe_inline struct kprobe_site *kprobe_site_carrier_moving(struct kprobe_site *s)
 {
 	return READ_ONCE(s->carry.moving);
 }
 
-static inline bool kprobe_site_carrier_diverted(struct kprobe_site *s)
+static nokprobe_inline bool kprobe_site_carrier_diverted(struct kprobe_site *s)
 {
 	return READ_ONCE(s->carry.diverted);
 }
@@ -528,16 +528,21 @@ static nokprobe_inline bool kprobe_pre_only_now(struct kprobe_site *s)
  */
 int arch_check_insn_boundary(unsigned long addr);
 int arch_prepare_site(struct kprobe_site *s);
+/* no lock held: the deferred free, a grace period after the disarm */
 void arch_release_site(struct kprobe_site *s);
 void arch_arm_site(struct kprobe_site *s);
 void arch_disarm_site(struct kprobe_site *s);
 /* the byte a probe's opcode reports: the site's original first byte */
 kprobe_opcode_t arch_site_opcode(struct kprobe_site *s);
-/* without kprobe_mutex: complete the text pokes of a batch */
+/* with or without kprobe_mutex: complete the text pokes of a batch */
 void arch_kprobe_poke_sync(bool wait_hits);
-/* does the arch's own patching (x86: alternatives) own [start, end)? text_mutex */
+/*
+ * Does the arch's own patching (x86: alternatives) own [start, end)?
+ * text_mutex held, kprobe_mutex not necessarily.
+ */
 bool arch_kprobe_text_patched(unsigned long start, unsigned long end);
 #ifdef CONFIG_HAVE_KPROBE_SITES
+/* on the hit path: a jprobe's pre_handler */
 int arch_jprobe_setjmp(struct jprobe *jp, struct pt_regs *regs);
 #else
 /* jprobes need a backend that implements them: register_jprobe() refuses */
@@ -553,6 +558,7 @@ void arch_optimize_finish(void);
 void arch_unoptimize_finish(struct list_head *sites, bool disarm);
 void arch_opt_fix_bytes(struct kprobe_site *s, unsigned long addr, u8 *buf,
 			int n);
+/* no lock held, as arch_release_site() */
 void arch_release_opt(struct kprobe_site *s);
 /* how many bytes from s->addr on its jump covers (0: no jump yet) */
 int arch_opt_len(struct kprobe_site *s);
@@ -574,8 +580,10 @@ int arch_ftrace_sites_update(bool ipmodify, unsigned long *add, int nadd,
 			     unsigned long *del, int ndel);
 /* wait until no ftrace callback of ours still walks a site it was given */
 void arch_ftrace_sites_sync(void);
-/* is ops one of the backend's own? */
+#ifdef CONFIG_KPROBE_CARRIERS
+/* is ops one of the backend's own?  For carriers, whatever the lock */
 bool arch_ftrace_ops_ours(struct ftrace_ops *ops);
+#endif
 #else
 /* no ftrace site is ever created (kprobe_check_ftrace() refuses them) */
 static inline int arch_ftrace_sites_update(bool ipmodify, unsigned long *add,

@@ -101,6 +101,7 @@ kprobe_opcode_t arch_site_opcode(struct kprobe_site *s)
  */
 bool arch_kprobe_text_patched(unsigned long start, unsigned long end)
 {
+	lockdep_assert_held(&text_mutex);
 	return alternatives_text_reserved((void *)start, (void *)end);
 }
 

@@ -381,6 +381,7 @@ void arch_optimize_queue(struct kprobe_site *s)
 	u8 jmp[JMP32_INSN_SIZE];
 
 	kprobe_assert_locked();
+	lockdep_assert_held(&text_mutex);
 	__text_gen_insn(jmp, JMP32_INSN_OPCODE, (void *)s->addr,
 			s->ainsn.opt_stub + OPT_CALL_OFFSET, JMP32_INSN_SIZE);
 	text_poke_queue((void *)s->addr, jmp, JMP32_INSN_SIZE, NULL);
