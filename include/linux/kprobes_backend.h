@@ -580,10 +580,8 @@ int arch_ftrace_sites_update(bool ipmodify, unsigned long *add, int nadd,
 			     unsigned long *del, int ndel);
 /* wait until no ftrace callback of ours still walks a site it was given */
 void arch_ftrace_sites_sync(void);
-#ifdef CONFIG_KPROBE_CARRIERS
-/* is ops one of the backend's own?  For carriers, whatever the lock */
+/* is ops one of the backend's own?  Carriers ask (x86 only) */
 bool arch_ftrace_ops_ours(struct ftrace_ops *ops);
-#endif
 #else
 /* no ftrace site is ever created (kprobe_check_ftrace() refuses them) */
 static inline int arch_ftrace_sites_update(bool ipmodify, unsigned long *add,
