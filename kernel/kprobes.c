@@ -148,35 +148,6 @@ void kprobe_busy_end(void)
 
 NOKPROBE_SYMBOL(kprobe_busy_end);
 
-/**
- * kprobe_handler_running() - is a probe handler running on this CPU?
- *
- * As opposed to no hit, or a hit only single-stepping its instruction.
- * Another kind of probe (wprobes) counts its hit as missed then, as a
- * nested kprobe hit is.  Call with preemption off.  notrace: it runs in
- * the debug exception, where no ftrace callback should run for it.
- *
- * Return: true if one runs.
- */
-notrace bool kprobe_handler_running(void)
-{
-#ifdef CONFIG_HAVE_KPROBE_SITES
-	struct kprobe_frame *f = kprobe_frame_top(get_kprobe_ctlblk());
-
-	return f && f->status != KPROBE_HIT_SS && f->status != KPROBE_REENTER;
-#else
-	/* a classic backend's per-CPU state: current_kprobe and a status */
-	unsigned int status;
-
-	if (!kprobe_running())
-		return false;
-	status = get_kprobe_ctlblk()->kprobe_status;
-	return status != KPROBE_HIT_SS && status != KPROBE_REENTER;
-#endif
-}
-
-NOKPROBE_SYMBOL(kprobe_handler_running);
-
 /* ---- other kinds of probe in debugfs kprobes/list ------------------------ */
 
 /* the other kinds of probe whose lines kprobes/list shows after ours */

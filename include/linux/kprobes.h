@@ -386,7 +386,30 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
  */
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
-bool kprobe_handler_running(void);
+
+/*
+ * As opposed to no hit, or a hit only single-stepping its instruction.
+ * Inline: a wprobe hit asks it first, from the debug exception.  Call
+ * with preemption off.
+ */
+static nokprobe_inline bool kprobe_handler_running(void)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	unsigned int status;
+
+#ifdef CONFIG_HAVE_KPROBE_SITES
+	/* the top of this CPU's stack of hit frames */
+	if (!kcb->depth)
+		return false;
+	status = kcb->frame[kcb->depth - 1].status;
+#else
+	/* a classic backend's state: current_kprobe and one status */
+	if (!kprobe_running())
+		return false;
+	status = kcb->kprobe_status;
+#endif
+	return status != KPROBE_HIT_SS && status != KPROBE_REENTER;
+}
 
 /*
  * debugfs kprobes/list shows the lines of other kinds of probe (wprobes)
