@@ -11,7 +11,6 @@
  * API is <linux/kprobes.h>.
  */
 #include <linux/kprobes.h>
-#include <linux/kallsyms.h>
 
 #ifdef CONFIG_KPROBES
 /*
@@ -283,7 +282,7 @@ static nokprobe_inline void kprobe_solo_done(struct kprobe_ctlblk *kcb)
 static nokprobe_inline struct kprobe *kprobe_solo_now(struct kprobe_site *s,
 						      struct kprobe_ctlblk *kcb)
 {
-	struct kprobe *kp = READ_ONCE(s->fast.solo);
+	struct kprobe *kp = kprobe_site_solo(s);
 
 	/* solo first: a site without one then costs no depth test */
 	return kp && !__this_cpu_read(kprobe_ctlblk.depth) ? kp : NULL;
@@ -355,7 +354,7 @@ kprobe_site_run_posts(struct kprobe_site *s, struct pt_regs *regs,
 {
 	struct kprobe *kp;
 
-	if (!READ_ONCE(s->fast.has_post))
+	if (!kprobe_site_has_post(s))
 		return;
 	list_for_each_entry_rcu(kp, &s->probes, list) {
 		if (!kprobe_runs_post(kp))
