@@ -712,8 +712,20 @@ def check_series():
                              '--no-git-fallback', '--sections', patch], cwd=tree,
                             capture_output=True, text=True)
         secs = sorted(set(re.findall(r'^(KPROBES|UPROBES)$', gm.stdout, re.M)))
-        res.case(bool(secs), 'patch_%02d_get_maintainer' % s.num, ' '.join(secs) or
-                 'neither KPROBES nor UPROBES')
+        detail = ' '.join(secs) or 'neither KPROBES nor UPROBES'
+        if not secs and not s.files:
+            # a patch to another subsystem's files alone (an index kprobes
+            # asks it to keep): it goes to that subsystem's maintainers, so
+            # none of its files may be ours and some section must own them
+            touched = re.findall(r'^\+\+\+ b/(\S+)', open(patch).read(), re.M)
+            pats = our_patterns(tree, commit)
+            owners = sorted(set(l for l in gm.stdout.split('\n')
+                                if re.match(r'^[A-Z0-9][^:@]*$', l) and
+                                l not in ('THE REST',)))
+            if owners and not any(covered(f, pats) for f in touched):
+                secs = owners
+                detail = 'not ours: ' + ', '.join(owners)
+        res.case(bool(secs), 'patch_%02d_get_maintainer' % s.num, detail)
 
         # A patch that only touches what the kernel's build never reads
         # (selftests, Documentation, MAINTAINERS) leaves the kernel of the

@@ -248,6 +248,19 @@ int kprobe_check_ftrace(unsigned long addr, bool *ftrace)
 }
 
 /*
+ * Do jump labels or static calls own bytes in [start, end]?  Their own
+ * answers, under their rules: jump_label_lock() held, and text_mutex,
+ * which the arch's check (arch_kprobe_text_patched()) wants too.  With
+ * the indexes kprobe_index_prepare() asked for, each is a binary search.
+ */
+static bool kprobe_patchers_own(unsigned long start, unsigned long end)
+{
+	lockdep_assert_held(&text_mutex);
+	return jump_label_text_reserved((void *)start, (void *)end) ||
+	       static_call_text_reserved((void *)start, (void *)end);
+}
+
+/*
  * Is addr text that someone else owns or that must never trap?  Answers
  * with the errno register_kprobe() returns:
  *  -EINVAL  not kernel text, blacklisted, a BUG()/CFI trap site, the gate
@@ -272,7 +285,7 @@ int kprobe_text_reserved(unsigned long start, unsigned long end)
 	kprobe_index_prepare();
 	jump_label_lock();
 	mutex_lock(&text_mutex);
-	ret = kprobe_patched_text(start, end) ||
+	ret = kprobe_patchers_own(start, end) ||
 	      arch_kprobe_text_patched(start, end + 1) ||
 	      ftrace_text_reserved((void *)start, (void *)end);
 	mutex_unlock(&text_mutex);
@@ -309,7 +322,7 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	preempt_disable();
 	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
 	    in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
-	    kprobe_bug_site(addr) || is_cfi_trap(addr)) {
+	    find_bug(addr) || is_cfi_trap(addr)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -318,7 +331,7 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	 * check an exclusive end, so (addr, addr) would never match there:
 	 * ask about the byte at addr (where x86 has its LOCK_PREFIX).
 	 */
-	if (kprobe_patched_text(addr, addr) ||
+	if (kprobe_patchers_own(addr, addr) ||
 	    arch_kprobe_text_patched(addr, addr + 1)) {
 		ret = -EBUSY;
 		goto out;

@@ -2,13 +2,14 @@
 /*
  * Kernel Probes (kprobes): registration's lookups in O(log n).
  *
- * Kprobes' sorted indexes for what registration asks about an address
- * and the kernel's own helpers answer by walking a whole table: which
- * function it is in, whether jump labels or static calls own its bytes,
- * whether it is a BUG() site, whether a static branch jumps to it, and
- * where its function's cold parts are.  A registration of every
- * function, or of 10 000 module functions, would pay each walk per
- * probe.  Nothing here is on the hit path.
+ * Registration asks about each probe's address: which function it is in,
+ * where that function's cold parts are, and whether jump labels, static
+ * calls or the bug table own it.  The kernel's helpers answer some of
+ * these by walking a whole table, which a registration of every function,
+ * or of 10 000 module functions, would pay per probe.  The indexes of
+ * kallsyms' answers live here; jump_label.c, static_call_inline.c and
+ * lib/bug.c index their own tables when kprobe_index_prepare() asks.
+ * Nothing here is on the hit path.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -20,7 +21,6 @@
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/bug.h>
-#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -33,162 +33,30 @@
 #include "kprobes_internal.h"
 
 /*
- * Guards building the kernel's indexes and the module symbol indexes'
+ * Guards building the cold-part index and the module symbol indexes'
  * list.  The innermost lock: taken under jump_label_mutex, text_mutex and
- * kprobe_mutex, it takes none itself.  The kernel's indexes are read
- * without it once published: they never change.
+ * kprobe_mutex, it takes none itself.  The cold-part index is read
+ * without it once published: it never changes.
  */
 static DEFINE_MUTEX(kprobe_index_mutex);
 
-/* ---- the kernel's patch-site and bug-site indexes ---------------------------- */
-
-/* an entry: offset from _stext above, length (1..7 bytes) in the low bits */
-#define KPROBE_IDX_LEN_BITS	3
-#define KPROBE_IDX_MAX_LEN	((1U << KPROBE_IDX_LEN_BITS) - 1)
-#define KPROBE_IDX_MAX_OFF	(U32_MAX >> KPROBE_IDX_LEN_BITS)
-
-struct kprobe_text_index {
-	u32 *ent;
-	unsigned int n;
-};
-
-static struct kprobe_text_index kprobe_patch_index;	/* jump labels, static calls */
-static struct kprobe_text_index kprobe_bug_index;	/* BUG() sites */
-static struct kprobe_text_index kprobe_target_index;	/* jump label targets */
+/* ---- the kernel's cold parts ------------------------------------------------ */
 
 enum {
-	KPROBE_IDX_NONE,	/* not built yet: the kernel's helpers answer */
-	KPROBE_IDX_READY,	/* built: the indexes answer */
-	KPROBE_IDX_FAILED,	/* could not be built: the helpers answer, always */
+	KPROBE_IDX_NONE,	/* not built yet: no answer */
+	KPROBE_IDX_READY,	/* built: the index answers */
+	KPROBE_IDX_FAILED,	/* could not be built: no answer, ever */
 };
 
 static int kprobe_index_state;
 
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-/* the kernel's static call sites (kernel/static_call_inline.c walks them too) */
-extern struct static_call_site __start_static_call_sites[],
-			       __stop_static_call_sites[];
-
-static unsigned long kprobe_static_call_addr(struct static_call_site *site)
-{
-	return (long)&site->addr + site->addr;
-}
-#endif
-
-#ifdef CONFIG_GENERIC_BUG
-/* the kernel's BUG() sites (lib/bug.c walks them too) */
-extern struct bug_entry __start___bug_table[], __stop___bug_table[];
-
-static unsigned long kprobe_bug_addr(const struct bug_entry *bug)
-{
-#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
-	return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
-#else
-	return bug->bug_addr;
-#endif
-}
-#endif
-
 /*
- * Append [addr, addr + len) to an index being built.
- * Return: false if the entry cannot be represented.
- */
-static bool kprobe_idx_add(struct kprobe_text_index *idx, unsigned long addr,
-			   unsigned int len)
-{
-	unsigned long off = addr - (unsigned long)_stext;
-
-	if (!len || len > KPROBE_IDX_MAX_LEN || off > KPROBE_IDX_MAX_OFF)
-		return false;
-	idx->ent[idx->n++] = (u32)off << KPROBE_IDX_LEN_BITS | len;
-	return true;
-}
-
-/*
- * The kernel's text once it runs.  Sites outside it are in init text
- * (freed, never probe-able again): the builders leave them out before
- * asking their size, which decodes the (gone) bytes.
+ * The kernel's text once it runs.  Cold parts outside it are in init
+ * text, freed and never probe-able again.
  */
 static bool kprobe_in_core_text(unsigned long addr)
 {
 	return addr >= (unsigned long)_stext && addr < (unsigned long)_etext;
-}
-
-static int kprobe_idx_cmp(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool kprobe_idx_alloc(struct kprobe_text_index *idx, size_t max)
-{
-	idx->n = 0;
-	idx->ent = max ? kvmalloc_array(max, sizeof(u32), GFP_KERNEL) : NULL;
-	return !max || idx->ent;
-}
-
-static bool kprobe_build_patch_index(void)
-{
-	struct kprobe_text_index *idx = &kprobe_patch_index;
-	size_t max = 0;
-
-#ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *je;
-
-	max += __stop___jump_table - __start___jump_table;
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	struct static_call_site *sc;
-
-	max += __stop_static_call_sites - __start_static_call_sites;
-#endif
-	if (!kprobe_idx_alloc(idx, max))
-		return false;
-#ifdef CONFIG_JUMP_LABEL
-	for (je = __start___jump_table; je < __stop___jump_table; je++) {
-		unsigned long code = jump_entry_code(je);
-
-		if (kprobe_in_core_text(code) &&
-		    !kprobe_idx_add(idx, code, jump_entry_size(je)))
-			return false;
-	}
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	for (sc = __start_static_call_sites; sc < __stop_static_call_sites; sc++) {
-		unsigned long addr = kprobe_static_call_addr(sc);
-
-		if (kprobe_in_core_text(addr) &&
-		    !kprobe_idx_add(idx, addr, CALL_INSN_SIZE))
-			return false;
-	}
-#endif
-	sort(idx->ent, idx->n, sizeof(u32), kprobe_idx_cmp, NULL);
-	return true;
-}
-
-/* where the kernel's static branches jump to (length 1: exact matches) */
-static bool kprobe_build_target_index(void)
-{
-	struct kprobe_text_index *idx = &kprobe_target_index;
-#ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *je;
-
-	if (!kprobe_idx_alloc(idx, __stop___jump_table - __start___jump_table))
-		return false;
-	for (je = __start___jump_table; je < __stop___jump_table; je++) {
-		unsigned long target = jump_entry_target(je);
-
-		if (kprobe_in_core_text(jump_entry_code(je)) &&
-		    kprobe_in_core_text(target) &&
-		    !kprobe_idx_add(idx, target, 1))
-			return false;
-	}
-	sort(idx->ent, idx->n, sizeof(u32), kprobe_idx_cmp, NULL);
-#else
-	idx->n = 0;
-#endif
-	return true;
 }
 
 /*
@@ -264,276 +132,43 @@ static bool kprobe_build_cold_index(void)
 	return true;
 }
 
-static bool kprobe_build_bug_index(void)
-{
-	struct kprobe_text_index *idx = &kprobe_bug_index;
-#ifdef CONFIG_GENERIC_BUG
-	struct bug_entry *bug;
-
-	if (!kprobe_idx_alloc(idx, __stop___bug_table - __start___bug_table))
-		return false;
-	for (bug = __start___bug_table; bug < __stop___bug_table; bug++) {
-		unsigned long addr = kprobe_bug_addr(bug);
-
-		if (kprobe_in_core_text(addr) && !kprobe_idx_add(idx, addr, 1))
-			return false;
-	}
-	sort(idx->ent, idx->n, sizeof(u32), kprobe_idx_cmp, NULL);
-#else
-	idx->n = 0;	/* no bug table: find_bug() finds nothing either */
-#endif
-	return true;
-}
-
 /**
- * kprobe_index_prepare() - build the kernel's site indexes if it is time
+ * kprobe_index_prepare() - build the indexes registration's lookups use
  *
  * Called (may sleep) before the queries of a registration, which may run
- * with preemption off.  Each index is a sorted array of one u32 per site
- * of the core kernel, ((addr - _stext) << 3) | length: the patch-site
- * index for jump label and static call sites, the bug-site index for
- * BUG() sites (length 1), the target index for where static branches jump
- * to (length 1); the cold parts of its functions come with them (struct
- * kprobe_cold_part).  Core text never changes its sites after boot, so
+ * with preemption off.  Asks jump labels, static calls and the bug table
+ * to index the kernel's sites (their owners keep those indexes), and
+ * builds the index of the kernel's cold parts (struct kprobe_cold_part).
+ * The kernel's text never changes its sites or symbols after boot, so
  * the first call once the system runs builds them, once (init text is
  * then gone, and its sites with it).  Before that, or if an index could
- * not be built, the kernel's helpers answer.
+ * not be built, the walks answer.
  */
 void kprobe_index_prepare(void)
 {
+	if (system_state < SYSTEM_RUNNING)
+		return;
+	jump_label_build_index();
+	static_call_build_index();
+	bug_table_build_index();
 	/* pairs with the release below: a READY index is seen whole */
-	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_NONE ||
-	    system_state < SYSTEM_RUNNING)
+	if (smp_load_acquire(&kprobe_index_state) != KPROBE_IDX_NONE)
 		return;
 	mutex_lock(&kprobe_index_mutex);
 	if (kprobe_index_state == KPROBE_IDX_NONE) {
 		int state = KPROBE_IDX_READY;
 
-		if (!kprobe_build_patch_index() || !kprobe_build_bug_index() ||
-		    !kprobe_build_target_index() || !kprobe_build_cold_index()) {
-			kvfree(kprobe_patch_index.ent);
-			kvfree(kprobe_bug_index.ent);
-			kvfree(kprobe_target_index.ent);
+		if (!kprobe_build_cold_index()) {
 			kvfree(kprobe_cold);
-			kprobe_patch_index.n = 0;
-			kprobe_bug_index.n = 0;
-			kprobe_target_index.n = 0;
 			kprobe_cold = NULL;
 			kprobe_cold_n = 0;
 			state = KPROBE_IDX_FAILED;
-			pr_warn("no site index; registration walks the kernel's tables\n");
+			pr_warn("no cold-part index: no carriers in the kernel's text\n");
 		}
 		/* publish the entries before the state that says to use them */
 		smp_store_release(&kprobe_index_state, state);
 	}
 	mutex_unlock(&kprobe_index_mutex);
-}
-
-/*
- * Does an entry of idx overlap [start, end] (core text, inclusive)?
- * Entries start at most KPROBE_IDX_MAX_LEN - 1 bytes before start, so
- * the candidates are the entries whose offset is in
- * (start - KPROBE_IDX_MAX_LEN, end]: a binary search for the first, then
- * a short walk.
- */
-static bool kprobe_idx_overlaps(struct kprobe_text_index *idx,
-				unsigned long start, unsigned long end)
-{
-	unsigned long s = start - (unsigned long)_stext;
-	unsigned long e = end - (unsigned long)_stext;
-	unsigned long from = s >= KPROBE_IDX_MAX_LEN ? s - KPROBE_IDX_MAX_LEN + 1 : 0;
-	unsigned int lo = 0, hi = idx->n;
-
-	/* first entry with offset >= from */
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if ((idx->ent[mid] >> KPROBE_IDX_LEN_BITS) < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < idx->n; lo++) {
-		unsigned long off = idx->ent[lo] >> KPROBE_IDX_LEN_BITS;
-		unsigned int len = idx->ent[lo] & KPROBE_IDX_MAX_LEN;
-
-		if (off > e)
-			break;
-		if (off + len > s)
-			return true;
-	}
-	return false;
-}
-
-static bool kprobe_index_ready(unsigned long start, unsigned long end)
-{
-	/* pairs with kprobe_index_prepare()'s release */
-	return smp_load_acquire(&kprobe_index_state) == KPROBE_IDX_READY &&
-	       kprobe_in_core_text(start) && kprobe_in_core_text(end);
-}
-
-/* ---- a module's own tables --------------------------------------------------- */
-
-#ifdef CONFIG_MODULES
-/* any patch site is shorter than this: a candidate starts at most this far back */
-#define KPROBE_MOD_SITE_WINDOW	16
-
-static bool kprobe_span_overlaps(unsigned long addr, unsigned long len,
-				 unsigned long start, unsigned long end)
-{
-	return addr <= end && addr + len > start;
-}
-
-/*
- * The module's jump labels and static calls, as the kernel's helpers
- * see them: init sites count only while the module is coming (its init
- * text is freed after that).  A module's text holds none of the kernel's
- * sites and no other module's, so its own tables, which are short, answer
- * for its addresses alone.  Called with preemption off.
- */
-static bool kprobe_mod_patched(struct module *mod, unsigned long start,
-			       unsigned long end)
-{
-	bool init = mod->state == MODULE_STATE_COMING;
-	unsigned int i;
-
-#ifdef CONFIG_JUMP_LABEL
-	for (i = 0; i < mod->num_jump_entries; i++) {
-		struct jump_entry *je = &mod->jump_entries[i];
-		unsigned long code = jump_entry_code(je);
-
-		if (!init && jump_entry_is_init(je))
-			continue;
-		/* decode (jump_entry_size()) only what may overlap */
-		if (kprobe_span_overlaps(code, KPROBE_MOD_SITE_WINDOW, start, end) &&
-		    kprobe_span_overlaps(code, jump_entry_size(je), start, end))
-			return true;
-	}
-#endif
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
-	for (i = 0; i < mod->num_static_call_sites; i++) {
-		struct static_call_site *sc = &mod->static_call_sites[i];
-
-		if (!init && (sc->key & STATIC_CALL_SITE_INIT))
-			continue;
-		if (kprobe_span_overlaps(kprobe_static_call_addr(sc),
-					 CALL_INSN_SIZE, start, end))
-			return true;
-	}
-#endif
-	return false;
-}
-
-static bool kprobe_mod_bug(struct module *mod, unsigned long addr)
-{
-#ifdef CONFIG_GENERIC_BUG
-	unsigned int i;
-
-	for (i = 0; i < mod->num_bugs; i++)
-		if (kprobe_bug_addr(&mod->bug_table[i]) == addr)
-			return true;
-#endif
-	return false;
-}
-#endif /* CONFIG_MODULES */
-
-/**
- * kprobe_patched_text() - do jump labels or static calls own [start, end]?
- * @start: first byte (kernel or module text)
- * @end: last byte, in the same text
- *
- * What jump_label_text_reserved() || static_call_text_reserved() answer,
- * from the indexes: those walk every site of the kernel, then of the
- * module, and jump_entry_size() decodes each entry on the way.  The
- * caller holds jump_label_lock() and text_mutex, and called
- * kprobe_index_prepare().
- *
- * Return: true if one of them does.
- */
-bool kprobe_patched_text(unsigned long start, unsigned long end)
-{
-#ifdef CONFIG_MODULES
-	struct module *mod;
-	bool ret = false;
-#endif
-
-	lockdep_assert_held(&text_mutex);
-	if (kprobe_index_ready(start, end))
-		return kprobe_idx_overlaps(&kprobe_patch_index, start, end);
-#ifdef CONFIG_MODULES
-	preempt_disable();
-	mod = __module_text_address(start);
-	if (mod)
-		ret = kprobe_mod_patched(mod, start, end);
-	preempt_enable();
-	if (mod)
-		return ret;
-#endif
-	return jump_label_text_reserved((void *)start, (void *)end) ||
-	       static_call_text_reserved((void *)start, (void *)end);
-}
-
-/**
- * kprobe_bug_site() - is addr a BUG()/WARN() trap?
- * @addr: kernel or module text
- *
- * What find_bug() answers, from the indexes (it walks the kernel's whole
- * bug table).  Called after kprobe_index_prepare(), with preemption off.
- *
- * Return: true if it is.
- */
-bool kprobe_bug_site(unsigned long addr)
-{
-#ifdef CONFIG_MODULES
-	struct module *mod;
-#endif
-
-	if (kprobe_index_ready(addr, addr))
-		return kprobe_idx_overlaps(&kprobe_bug_index, addr, addr);
-#ifdef CONFIG_MODULES
-	mod = __module_text_address(addr);
-	if (mod)
-		return kprobe_mod_bug(mod, addr);
-#endif
-	return find_bug(addr);
-}
-
-/**
- * kprobe_jump_target() - does a static branch jump to addr?
- * @addr: kernel or module text
- *
- * A disabled static branch is a nop that may become a jump to @addr at
- * any time: code that relies on nothing else jumping there (a carrier)
- * asks this.  From the index in core text (the jump table is sorted by
- * key, not target); else from the kernel's or the module's own table,
- * under jump_label_lock().  May sleep.
- *
- * Return: true if one does.
- */
-bool kprobe_jump_target(unsigned long addr)
-{
-#ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *e = __start___jump_table, *stop = __stop___jump_table;
-	struct module *mod;
-	bool found = false;
-
-	if (kprobe_index_ready(addr, addr))
-		return kprobe_idx_overlaps(&kprobe_target_index, addr, addr);
-	jump_label_lock();
-	preempt_disable();
-	mod = __module_text_address(addr);
-	if (mod) {
-		e = mod->jump_entries;
-		stop = e + mod->num_jump_entries;
-	}
-	for (; e < stop && !found; e++)
-		found = jump_entry_target(e) == addr;
-	preempt_enable();
-	jump_label_unlock();
-	return found;
-#else
-	return false;
-#endif
 }
 
 /**

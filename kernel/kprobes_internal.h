@@ -175,14 +175,11 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod);
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 
 /*
- * kprobes_index.c: registration's lookups of other patchers' text, under
- * their locks, not kprobe_mutex: kprobe_index_prepare() (may sleep) takes
- * its own; kprobe_patched_text() and kprobe_bug_site() run with
- * jump_label_lock() and text_mutex held; a module's going drops its index.
+ * kprobes_index.c: kprobe_index_prepare() (may sleep, takes no lock of
+ * ours held) before registration's lookups; a module's going drops its
+ * symbol index.
  */
 void kprobe_index_prepare(void);
-bool kprobe_patched_text(unsigned long start, unsigned long end);
-bool kprobe_bug_site(unsigned long addr);
 #ifdef CONFIG_MODULES
 void kprobe_index_module_going(struct module *mod);
 #endif

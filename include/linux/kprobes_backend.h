@@ -595,7 +595,6 @@ static inline void arch_ftrace_sites_sync(void) { }
 
 /* ---- The core API a backend calls (beside the inline helpers above) ---- */
 int kprobe_text_reserved(unsigned long start, unsigned long end);
-bool kprobe_jump_target(unsigned long addr);
 int kprobe_cold_parts(unsigned long func, int (*fn)(void *, unsigned long),
 		      void *data);
 bool kprobe_sym_size_offset(unsigned long addr, unsigned long *size,

@@ -221,9 +221,17 @@ static bool carrier_aimed_from_afar(unsigned long func, unsigned long addr,
 				    bool nops)
 {
 	struct carrier_cold cc = { .addr = addr, .nops = nops };
+	bool target;
 
 	carrier_cold_part(&cc, func);
-	return cc.aimed || (cc.nops && kprobe_jump_target(addr));
+	if (cc.aimed)
+		return true;
+	if (!cc.nops)
+		return false;
+	jump_label_lock();
+	target = jump_label_is_target((void *)addr);
+	jump_label_unlock();
+	return target;
 }
 
 /**

@@ -337,9 +337,10 @@ static void kpt_core_try(struct kpt_core_tally *t, unsigned long addr)
  * of a module, which t_bad_input_patched_sites covers): registration
  * refuses each, and a byte inside a 5-byte site too.  Ours answers -EBUSY
  * for a patched site unless the function is blacklisted (-EINVAL first),
- * and -EINVAL for a ud2; upstream answers -EINVAL or -EILSEQ.  Ours finds
- * them in sorted indexes (kernel/kprobes_index.c): a site the index
- * missed would be armed here.
+ * and -EINVAL for a ud2; upstream answers -EINVAL or -EILSEQ.  Ours asks
+ * jump labels, static calls and the bug table, which answer from sorted
+ * indexes of the kernel's sites once kprobes asked them to build those: a
+ * site an index missed would be armed here.
  */
 int t_core_patched_sites(void)
 {
