@@ -34,9 +34,9 @@
 
 /*
  * Guards building the cold-part index and the module symbol indexes'
- * list.  The innermost lock: taken under jump_label_mutex, text_mutex and
- * kprobe_mutex, it takes none itself.  The cold-part index is read
- * without it once published: it never changes.
+ * list.  It takes no other lock while held, so it nests inside any lock
+ * registration holds.  The cold-part index is read without it once
+ * published: it never changes.
  */
 static DEFINE_MUTEX(kprobe_index_mutex);
 

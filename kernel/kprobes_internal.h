@@ -175,9 +175,9 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod);
 int kprobe_check_ftrace(unsigned long addr, bool *ftrace);
 
 /*
- * kprobes_index.c: kprobe_index_prepare() (may sleep, takes no lock of
- * ours held) before registration's lookups; a module's going drops its
- * symbol index.
+ * kprobes_index.c: kprobe_index_prepare() before registration's lookups
+ * (may sleep; not under jump_label_lock() or text_mutex, which its
+ * builders may take); a module's going drops its symbol index.
  */
 void kprobe_index_prepare(void);
 #ifdef CONFIG_MODULES
