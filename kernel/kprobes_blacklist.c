@@ -308,6 +308,8 @@ static bool kprobe_module_init_freed(struct module *mod, unsigned long addr)
 
 int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 {
+	struct module *mod;
+	bool core;
 	int ret = 0;
 
 	*probed_mod = NULL;
@@ -320,8 +322,10 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	jump_label_lock();
 	mutex_lock(&text_mutex);
 	preempt_disable();
-	if (!(core_kernel_text(addr) || is_module_text_address(addr)) ||
-	    in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
+	/* one module lookup, valid until preempt_enable() */
+	core = core_kernel_text(addr);
+	mod = core ? NULL : __module_text_address(addr);
+	if (!(core || mod) || in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
 	    find_bug(addr) || is_cfi_trap(addr)) {
 		ret = -EINVAL;
 		goto out;
@@ -336,20 +340,19 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 		ret = -EBUSY;
 		goto out;
 	}
-	*probed_mod = __module_text_address(addr);
-	if (*probed_mod) {
+	if (mod) {
 		/* hold the module while its text is patched */
-		if (unlikely(!try_module_get(*probed_mod))) {
-			*probed_mod = NULL;
+		if (unlikely(!try_module_get(mod))) {
 			ret = -ENOENT;
 			goto out;
 		}
 		/* init text that was already freed */
-		if (kprobe_module_init_freed(*probed_mod, addr)) {
-			module_put(*probed_mod);
-			*probed_mod = NULL;
+		if (kprobe_module_init_freed(mod, addr)) {
+			module_put(mod);
 			ret = -ENOENT;
+			goto out;
 		}
+		*probed_mod = mod;
 	}
 out:
 	preempt_enable();
