@@ -325,7 +325,8 @@ int kprobe_check_text(unsigned long addr, struct module **probed_mod)
 	/* one module lookup, valid until preempt_enable() */
 	core = core_kernel_text(addr);
 	mod = core ? NULL : __module_text_address(addr);
-	if (!(core || mod) || in_gate_area_no_mm(addr) || within_kprobe_blacklist(addr) ||
+	if (!(core || mod) || in_gate_area_no_mm(addr) ||
+	    within_kprobe_blacklist(addr) ||
 	    find_bug(addr) || is_cfi_trap(addr)) {
 		ret = -EINVAL;
 		goto out;
