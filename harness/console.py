@@ -133,6 +133,27 @@ class Run:
                     self.taint = int(kv.split('=')[1])
 
 
+KSFT_TEST = re.compile(r'^# selftests: \S+: \S+$')
+
+
+def unnest_kselftest(lines):
+    """kselftest's runner (run_kselftest.sh) prints a test's own output
+    under its "# selftests: TARGET: TEST" line with "# " before each line,
+    then the test's result, unprefixed.  Give those lines the indentation
+    a KTAP subtest has, so that the test's cases count as leaves and its
+    result as their parent."""
+    inside = {}
+    for suite, t in lines:
+        if KSFT_TEST.match(t):
+            inside[suite] = True
+        elif inside.get(suite):
+            if t.startswith('# ') or t == '#':
+                yield suite, '    ' + t[2:]
+                continue
+            inside[suite] = False
+        yield suite, t
+
+
 def ktap(lines):
     """Leaf results from the console, in order: (suite, name, status).
 
@@ -147,19 +168,25 @@ def ktap(lines):
     prev_indent = None
     subtest = {}
     kids_failed = {}
-    docs = []                 # [suite, plan, seen] per top-level doc
-    for suite, t in lines:
+    docs = []                 # [suite, plan, seen, indent] per document
+    open_docs = {}            # indent -> the document open there
+    for suite, t in unnest_kselftest(lines):
         m = SUBTEST.match(t)
         if m:
             subtest[len(m.group(1))] = m.group(2)
             continue
-        if t.startswith(('KTAP version', 'TAP version')):
-            docs.append([suite, None, 0])
+        if t.lstrip().startswith(('KTAP version', 'TAP version')):
+            # a top-level document, or one a kselftest test printed
+            ind = len(t) - len(t.lstrip())
+            if ind == 0 or t.startswith('    ') and ind == 4:
+                docs.append([suite, None, 0, ind])
+                open_docs[ind] = docs[-1]
             continue
         m = PLAN.match(t)
-        if m and len(m.group(1)) == 0:
-            if docs and docs[-1][1] is None:
-                docs[-1][1] = int(m.group(2))
+        if m:
+            d = open_docs.get(len(m.group(1)))
+            if d and d[0] == suite and d[1] is None:
+                d[1] = int(m.group(2))
             continue
         m = RESULT.match(t)
         if not m:
@@ -177,8 +204,9 @@ def ktap(lines):
             # the base tree's KUnit suites say it in their own words
             why = KUNIT_BOOT_SKIPS.get(why, why)
             name += ' (' + why + ')'
-        if ind == 0 and docs:
-            docs[-1][2] += 1
+        d = open_docs.get(ind)
+        if d and d[0] == suite:
+            d[2] += 1
         label = subtest.get(ind) or suite
         if prev_indent is not None and prev_indent > ind:
             # a parent: judge it only if its leaves did not already fail
@@ -200,7 +228,7 @@ def ktap(lines):
                 kids_failed[ind] = True
         prev_indent = ind
         diags = []
-    for suite, plan, seen in docs:
+    for suite, plan, seen, _ in docs:
         if plan is not None and seen != plan:
             out.append((suite, 'plan 1..%d but %d results' % (plan, seen),
                         'fail'))

@@ -67,70 +67,44 @@ find "$KOBJ/samples/kprobes" "$KOBJ/samples/uprobes" -name '*.ko' -exec cp {} "$
 # trace-events-sample samples by name
 kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install > /dev/null
 
-# the peer suites: upstream's ftrace selftests, unmodified, from the base
-mkdir -p "$root/peer"
-cp -a "$SRC/tools/testing/selftests/ftrace" "$root/peer/ftrace"
-
-# test suites
+# The kprobes selftests, built and installed by kselftest's own Makefiles
+# (TARGETS=kprobes, KDIR=this build) into /kselftest, as a distribution
+# installs them: run_kselftest.sh, kselftest-list.txt, kselftest/ (the
+# runner and ktap_helpers.sh), kprobes/ (suites, programs, modules/).
+# They build in a scratch copy (kselftest's module build writes into its
+# source): the base's selftests framework, and our target.  Beside them,
+# ftrace/: the base tree's ftracetest, unmodified, which the peer suites
+# run.  The module suites (kprobes/modules, all but the kpt_* helpers)
+# run from /tests, by the guest's runner.
 if [ -d "$T" ]; then
-	for s in "$T"/*.sh; do [ -e "$s" ] && cp "$s" "$root/tests/"; done
-	[ -f "$T/lib.sh" ] && mv "$root/tests/lib.sh" "$root/harness/ktap.sh"
-	if [ -d "$T/modules" ]; then
-		d=$(extmod "$T/modules" selftests)
-		# kpt_*.ko are helpers the suites load; the others are suites
-		for ko in "$d"/*.ko; do
-			case "$(basename "$ko")" in
-			kpt_*) cp "$ko" "$root/lib/modules/kprobes/" ;;
-			*) cp "$ko" "$root/tests/" ;;
-			esac
-		done
-	fi
-	# the uprobes suite: its target program (static, non-PIE: the same
-	# addresses in every run) and, on a kernel with the per-process API,
-	# its driver module
-	if [ -d "$T/uprobes" ]; then
-		gcc -O2 -static -no-pie -pthread -Wall -o "$root/bin/kpt_utarget" \
-			"$T/uprobes/kpt_utarget.c" "$T/uprobes/kpt_utarget_insns.S" ||
-			die "building kpt_utarget (static) failed"
-		if grep -q "[[:space:]]register_uprobe[[:space:]]" "$KOBJ/Module.symvers"; then
-			d=$(extmod "$T/uprobes" uprobes)
-			cp "$d"/*.ko "$root/lib/modules/kprobes/"
-		fi
-	fi
-	# the wprobes suite: the helper that takes a debug register (ptrace,
-	# perf) and, on a kernel with register_wprobe(), the driver module
-	if [ -d "$T/wprobes" ]; then
-		gcc -O2 -static -Wall -o "$root/bin/kpt_wpuser" "$T/wprobes/kpt_wpuser.c" ||
-			die "building kpt_wpuser (static) failed"
-		if grep -q "[[:space:]]register_wprobe[[:space:]]" "$KOBJ/Module.symvers"; then
-			d=$(extmod "$T/wprobes" wprobes)
-			cp "$d"/*.ko "$root/lib/modules/kprobes/"
-		fi
-	fi
-	# the divert suite: a BPF fmod_ret program and a BPF kprobe program,
-	# loaded without libbpf
-	if [ -d "$T/divert" ]; then
-		gcc -O2 -static -Wall -o "$root/bin/kpt_fmodret" "$T/divert/kpt_fmodret.c" ||
-			die "building kpt_fmodret (static) failed"
-		gcc -O2 -static -Wall -o "$root/bin/kpt_bpfkprobe" "$T/divert/kpt_bpfkprobe.c" ||
-			die "building kpt_bpfkprobe (static) failed"
-	fi
-	# the mixed_tracers suite: an exact number of getsid() calls
-	if [ -d "$T/mixed" ]; then
-		gcc -O2 -static -Wall -o "$root/bin/kpt_getsid" "$T/mixed/kpt_getsid.c" ||
-			die "building kpt_getsid (static) failed"
-	fi
-	# the modversions suite: kpt_modver built against this kernel and, on
-	# a MODVERSIONS config, against stock 6.12 (stock_module)
-	if [ -d "$T/modver" ]; then
-		d=$(extmod "$T/modver" modver)
-		cp "$d"/*.ko "$root/lib/modules/kprobes/"
-		if grep -q '^CONFIG_MODVERSIONS=y' "$KOBJ/.config"; then
-			stock_module "$T/modver/kpt_modver.c" kpt_modver_stock
-			cp "$KOBJ/ext/modver_stock/kpt_modver_stock.ko" "$root/lib/modules/kprobes/"
-		fi
+	w=$KOBJ/ksft-src
+	cc=gcc
+	command -v ccache > /dev/null && cc="ccache gcc"
+	rm -rf "$w" && mkdir -p "$w/tools/testing/selftests" "$w/scripts"
+	cp "$SRC/scripts/subarch.include" "$w/scripts/"
+	for f in Makefile lib.mk kselftest kselftest.h kselftest_harness.h \
+		 run_kselftest.sh; do
+		cp -a "$SRC/tools/testing/selftests/$f" "$w/tools/testing/selftests/"
+	done
+	cp -a "$T" "$w/tools/testing/selftests/kprobes"
+	make -s -C "$w/tools/testing/selftests" TARGETS=kprobes KDIR="$KOBJ" \
+		CC="$cc" -j"$JOBS" KSFT_INSTALL_PATH="$root/kselftest" install \
+		> "$KOBJ/ksft-install.log" 2>&1 ||
+		{ tail -30 "$KOBJ/ksft-install.log" >&2; die "kselftest install of kprobes failed"; }
+	cp -a "$SRC/tools/testing/selftests/ftrace" "$root/kselftest/ftrace"
+	for ko in "$root"/kselftest/kprobes/modules/*.ko; do
+		case "$(basename "$ko")" in
+		kpt_*) ;;
+		*) ln -s "${ko#"$root"}" "$root/tests/$(basename "$ko")" ;;
+		esac
+	done
+	# the modversions suite's kpt_modver_stock, built against stock 6.12
+	# on a MODVERSIONS config (stock_module)
+	if grep -q '^CONFIG_MODVERSIONS=y' "$KOBJ/.config"; then
+		stock_module "$T/modules/kpt_modver.c" kpt_modver_stock
+		cp "$KOBJ/ext/modver_stock/kpt_modver_stock.ko" "$root/kselftest/kprobes/modules/"
 	fi
 fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
-say "initramfs: $(ls "$root/tests" | wc -l) suite(s), $(ls "$root/lib/modules/kprobes" | wc -l) module(s) in /lib/modules/kprobes, $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"
+say "initramfs: $(ls "$root/tests" | wc -l) module suite(s), $(grep -c . "$root/kselftest/kselftest-list.txt" 2>/dev/null) kselftest(s), $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"

@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest test runner.  Runs every suite under /tests in name order (or the
-# ones named in /harness/suites), each bracketed by markers the host uses to
-# attribute kernel reports to the suite that was running:
+# Guest test runner.  Runs every suite (or the ones named in
+# /harness/suites), each bracketed by markers the host uses to attribute
+# kernel reports to the suite that was running:
 #   harness: suite NAME begin
 #   harness: suite NAME end rc=N
-# A suite is a module (NAME.ko: its init runs the cases and prints KTAP,
-# it is removed afterwards) or a script (NAME.sh: prints KTAP on stdout).
-# All output goes through /dev/kmsg so that KTAP lines are never torn by
-# concurrent kernel messages on the console.
+# A suite is a module (/tests/NAME.ko: its init runs the cases and prints
+# KTAP, it is removed afterwards), a kselftest of the kprobes target
+# (kprobes:NAME.sh in /kselftest/kselftest-list.txt, run by kselftest's
+# run_kselftest.sh, which nests the test's KTAP under "# "), or a script
+# the host handed over (/mnt/host/NAME.sh).  All output goes through
+# /dev/kmsg so that KTAP lines are never torn by concurrent kernel
+# messages on the console.
 
 set -o pipefail
 
@@ -18,9 +21,13 @@ tokmsg() { while IFS= read -r l; do echo "$l" > /dev/kmsg; done; }
 
 only=$(cat /harness/suites 2>/dev/null)
 [ "$only" = all ] && only=
-for t in /tests/*.ko /tests/*.sh /mnt/host/*.ko /mnt/host/*.sh; do
-	[ -e "$t" ] || continue
-	name=$(basename "$t"); name=${name%.*}
+ksft=$(sed -n 's/^kprobes:/ksft:/p' /kselftest/kselftest-list.txt 2>/dev/null)
+set -- /tests/*.ko $ksft /mnt/host/*.ko /mnt/host/*.sh
+# "kselftest": the kprobes kselftest target alone, every test of it
+[ "$only" = kselftest ] && { only=; set -- $ksft; }
+for t in "$@"; do
+	case "$t" in ksft:*) ;; *) [ -e "$t" ] || continue ;; esac
+	name=$(basename "${t#ksft:}"); name=${name%.*}
 	case "$t" in /mnt/host/*) ;; *)
 		if [ -n "$only" ]; then
 			case " $only " in *" $name "*) ;; *) continue ;; esac
@@ -39,6 +46,10 @@ for t in /tests/*.ko /tests/*.sh /mnt/host/*.ko /mnt/host/*.sh; do
 			grep -q "^$mod " /proc/modules &&
 				klog "harness: suite $name unload still in /proc/modules"
 		fi
+		;;
+	ksft:*)
+		/kselftest/run_kselftest.sh -t "kprobes:${t#ksft:}" 2>&1 | tokmsg
+		rc=$?
 		;;
 	*.sh)
 		( cd "$(dirname "$t")" && sh "$t" 2>&1 ) | tokmsg

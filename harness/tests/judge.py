@@ -34,6 +34,14 @@ def console(*suites, tail='', kunit=''):
 
 GOOD = 'KTAP version 1\n1..2\nok 1 first\nok 2 second'
 
+
+def ksft(body, ok=True):
+    """What run_kselftest.sh prints for one test: @body under "# "."""
+    return ('TAP version 13\n1..1\n# timeout set to 900\n'
+            '# selftests: kprobes: t.sh\n' +
+            ''.join('# %s\n' % line for line in body.splitlines()) +
+            '%sok 1 selftests: kprobes: t.sh' % ('' if ok else 'not '))
+
 # (name, console, extra console.py args, want exit, line wanted in output)
 CASES = [
     ('a clean run passes',
@@ -71,6 +79,17 @@ CASES = [
      console(('s', 'KTAP version 1\n1..2\nok 1 a\n'
               'ok 2 b # SKIP this boot: needs 2 online CPUs', 0)),
      ['--strict-skips'], 0, 'guest: 1 passed, 0 failed, 1 skipped'),
+    ('a kselftest\'s own cases count, under run_kselftest.sh',
+     console(('t', ksft('TAP version 13\n1..2\nok 1 a\n'
+                        'ok 2 b # SKIP this boot: no SMP\n'
+                        '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0'),
+              0)), ['--strict-skips'], 0, 'guest: 1 passed, 0 failed, 1 skipped'),
+    ('a kselftest\'s failing case fails, named',
+     console(('t', ksft('TAP version 13\n1..2\nok 1 a\nnot ok 2 b', False),
+              0)), [], 1, 'FAIL   t        b'),
+    ('a kselftest that stops before its plan fails',
+     console(('t', ksft('TAP version 13\n1..3\nok 1 a\nok 2 b', False),
+              0)), [], 1, 'plan 1..3 but 2 results'),
     ('stock kernel: a skip with a reason is a skip',
      console(('s', 'KTAP version 1\n1..2\nok 1 a\n'
               'ok 2 b # SKIP upstream has no jprobes', 0)), [], 0,

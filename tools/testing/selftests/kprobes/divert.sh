@@ -9,7 +9,7 @@
 # moves it onto the ftrace hook as the diverting user comes) and the probe
 # second (no carrier is made on a diverted function).  Same counts and the
 # same argument on either kernel.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 18
 carriers=/proc/sys/debug/kprobes-carriers
 N=1000

@@ -3,7 +3,7 @@
 # tracefs kprobe_events (upstream's trace_kprobe, unmodified) on the
 # kprobes core: define, list, enable, trace with fetch-args, profile
 # counts, kretprobe events with maxactive, global disarm, bad input, remove.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 24
 
 echo > $T/trace

@@ -6,7 +6,7 @@
 # the suite waits for the reaped task to be freed (kpt_rcu: a grace
 # period and every RCU callback queued so far), which is when instances
 # come back.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 6
 
 check "kpt_rcu helper loads" insmod $M/kpt_rcu.ko

@@ -1,14 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
-# KTAP helpers for the shell suites (installed in the guest as
-# /harness/ktap.sh).  A suite sources this, calls plan N, then one
-# ok/fail per case; each case names one observable behaviour.
+# What the kprobes selftests share: KTAP output through kselftest's own
+# ktap_helpers.sh, and where the suite's helpers are.  A suite sources
+# this from its own directory, calls plan N, then one result per case;
+# each case names one observable behaviour.
+
+# this target's directory: the suite's own, unless its caller says
+KPT_DIR=${KPT_DIR:-$(cd "$(dirname "$0")" && pwd)}
+# kselftest's helpers: ../kselftest in the source tree and when installed
+. "$KPT_DIR/../kselftest/ktap_helpers.sh"
 
 T=/sys/kernel/tracing
 D=/sys/kernel/debug/kprobes
-M=/lib/modules/kprobes
-_n=0
+# the modules the suites load (TEST_GEN_MODS_DIR), and their programs
+M=$KPT_DIR/modules
+PATH=$KPT_DIR:$PATH
 
-plan() { echo "KTAP version 1"; echo "1..$1"; }
+plan() { ktap_print_header; ktap_set_plan "$1"; }
 # result NAME STATUS: ok if STATUS is 0
 # result NAME... STATUS: a KTAP line for NAME; a long name may be given in
 # several words (over several lines), which are joined with spaces
@@ -16,12 +23,15 @@ result() {
 	_name=$1
 	shift
 	while [ $# -gt 1 ]; do _name="$_name $1"; shift; done
-	_n=$((_n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $_n $_name"; else echo "not ok $_n $_name"; fi
+	if [ "$1" -eq 0 ]; then ktap_test_pass "$_name"; else ktap_test_fail "$_name"; fi
 }
 # check NAME CMD...: runs CMD, ok if it succeeds
 check() { _name=$1; shift; "$@" > /dev/null 2>&1; result "$_name" $?; }
-skip() { _n=$((_n + 1)); echo "ok $_n $1 # SKIP $2"; }
+# skip NAME WHY: ktap_test_skip() with the reason after SKIP
+skip() {
+	__ktap_test ok "$1" "SKIP $2"
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+}
 # skip_all N WHAT REASON: N skipped cases, "WHAT case 1" to "WHAT case N"
 skip_all() {
 	_i=0
@@ -30,7 +40,10 @@ skip_all() {
 		skip "$2 case $_i" "$3"
 	done
 }
-diag() { echo "# $*"; }
+diag() { ktap_print_msg "$*"; }
+# done_testing: the totals line, and the exit status kselftest's runner
+# reads (non-zero if a case failed or the plan was not met)
+done_testing() { ktap_finished; }
 
 # A small busybox workload (bench.sh, stress/stress.sh): fork/exec, file
 # I/O, loopback HTTP from the server workload_start runs; sets good to the
@@ -52,12 +65,13 @@ workload() {
 }
 
 # peer_ftracetest DIR [CASE.tc WHY]...: the base tree's own ftrace
-# selftests (ftracetest, unmodified, in /peer/ftrace) on every case of
+# selftests (ftracetest, unmodified, beside this target) on every case of
 # test.d/DIR but the CASEs named, in KTAP.  A case that fails or cannot
 # resolve has its log printed as "# " lines under its result.
 peer_ftracetest() {
 	_dir=$1; shift
-	cd /peer/ftrace || { plan 1; result "ftracetest present in the guest" 1; return 1; }
+	cd "$KPT_DIR/../ftrace" ||
+		{ plan 1; result "ftracetest installed beside kprobes" 1; return 1; }
 	_cases=$(find "test.d/$_dir" -name '*.tc' | sort)
 	while [ $# -ge 2 ]; do
 		_cases=$(echo "$_cases" | grep -v "/$1\$")

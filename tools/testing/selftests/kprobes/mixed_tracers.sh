@@ -29,7 +29,7 @@
 # showed; on ours it fails.  Two rounds are not run on stock at all, since
 # it WARNs and then oopses on them (post_joins).
 # shellcheck source=lib.sh
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 38
 
 N=100

@@ -4,7 +4,7 @@
 # then gone, shown as [GONE], and never touch freed text), and a probe on
 # a module that is loaded again works again.  A probe in a module's init
 # text goes [GONE] when that text is freed.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 14
 P=/sys/module/kpt_target_mod/parameters
 

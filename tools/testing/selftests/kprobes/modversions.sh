@@ -8,7 +8,7 @@
 # register_kprobe() version no longer matches ours.  kpt_modver.ko is
 # built against this kernel, kpt_modver_stock.ko (the same source)
 # against stock 6.12 (harness/mkinitramfs.sh, stock_module).
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 2
 
 # stock 6.12 has no register_jprobe (kprobes_api.sh, mixed_tracers.sh)

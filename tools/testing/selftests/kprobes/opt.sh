@@ -12,7 +12,7 @@
 # Four cases are what ours promises beyond stock 6.12; on upstream they
 # are skipped with what upstream did as the reason (one only when
 # upstream's detour was in place in time to ignore a moved ip).
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 24
 C=/sys/module/kpt_opt/parameters/cmd
 S=/proc/sys/debug/kprobes-optimization

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kprobes samples (samples/kprobes, built with the kernel) load, fire
 # on real kernel work, print what their handlers saw, and unload cleanly.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 plan 15
 
 # kprobe_example: pre/post handlers on kernel_clone (every fork)
 dmesg -c > /dev/null
-check "kprobe_example loads" insmod $M/kprobe_example.ko
+check "kprobe_example loads" modprobe kprobe_example
 grep -q 'kernel_clone' $D/list; result "kprobe_example listed in debugfs" $?
 /bin/true; /bin/true
 out=$(dmesg -c)
@@ -19,7 +19,7 @@ check "kprobe_example unloads" rmmod kprobe_example
 
 # kretprobe_example: entry + return handler on kernel_clone, reports the
 # child's pid as the return value
-check "kretprobe_example loads" insmod $M/kretprobe_example.ko
+check "kretprobe_example loads" modprobe kretprobe_example
 /bin/true &
 pid=$!
 wait $pid
@@ -40,7 +40,7 @@ if ! grep -q ' register_jprobe$' /proc/kallsyms; then
 	done
 else
 dmesg -c > /dev/null
-check "jprobe_example loads" insmod $M/jprobe_example.ko
+check "jprobe_example loads" modprobe jprobe_example
 grep -q '^[0-9a-f]*  *j  *kernel_clone+0x[0-9a-f]*' $D/list
 result "jprobe_example listed with type j" $?
 /bin/true
@@ -64,7 +64,7 @@ fi
 K=/proc/sys/kernel/kptr_restrict
 old=$(cat $K)
 dmesg -c > /dev/null
-insmod $M/wprobe_example.ko symbol=kptr_restrict &&
+modprobe wprobe_example symbol=kptr_restrict &&
 	grep -q '  w  kptr_restrict+0x0  *len=4 w $' $D/list
 st=$?
 [ $st = 0 ] || grep '  w  ' $D/list | sed 's/^/# /'

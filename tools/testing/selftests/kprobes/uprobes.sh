@@ -5,11 +5,11 @@
 # kpt_uprobes.ko registers probes on it through debugfs.  One case per
 # rule of the seed and per errno.  On a kernel without register_uprobe()
 # (stock 6.12) only the uprobe_events baseline runs; the rest skip.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 
 C=/sys/kernel/debug/kpt_uprobes/ctl
 L=/sys/kernel/debug/uprobes/list
-BIN=/bin/kpt_utarget
+BIN=$KPT_DIR/kpt_utarget
 ULIST=/tmp/uprobes.list
 
 # A_lea, A_push, ... : the probe targets' addresses
@@ -47,7 +47,7 @@ snapshot() { cat $L > $ULIST; }
 unchanged() { cat $L | cmp -s - $ULIST; }
 
 HAVE=0
-if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then HAVE=1; fi
+if insmod $M/kpt_uprobes.ko 2> /dev/null; then HAVE=1; fi
 start_a
 start_b
 NO_API="stock 6.12 has no register_uprobe()"
@@ -633,7 +633,7 @@ c_exit_race() {
 }
 c_sample() {
 	dmesg -c > /dev/null
-	insmod /lib/modules/kprobes/uprobe_example.ko pid="$PA" vaddr="$A_jcc" &&
+	modprobe uprobe_example pid="$PA" vaddr="$A_jcc" &&
 		ta call jcc 3 && rmmod uprobe_example
 	a=$(printf '%#x' "$A_jcc")
 	dmesg | grep -q "Hit #3 on probepoint at $a" &&

@@ -7,7 +7,7 @@
 # (a per-task breakpoint) do.  Exact counts per access type, both CPUs,
 # CPU hotplug, the errno table, yielding and re-arming.  Stock 6.12 has
 # no wprobes: there every case skips.
-. /harness/ktap.sh
+. "$(dirname "$0")/lib.sh"
 
 C=/sys/kernel/debug/kpt_wprobes/ctl
 L=/sys/kernel/debug/kprobes/list
@@ -369,7 +369,7 @@ c_ev_errors c_gone c_empty"
 # c_errnos reports 13 results, each yield case 2, c_ev_errors 11
 n=$(($(echo $CASES | wc -w) + 12 + 1 + 1 + 1 + 10))
 plan $n
-if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
+if insmod $M/kpt_wprobes.ko 2> /dev/null; then
 	for c in $CASES; do $c; done
 else
 	skip_all $n "wprobes" "stock 6.12 has no register_wprobe()"

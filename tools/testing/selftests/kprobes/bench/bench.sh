@@ -14,7 +14,9 @@
 #   BENCH_SCALE_S  guest seconds the scale phase may spend registering
 #   BENCH_ICOUNT   1 under -icount (the two-CPU figure's clock is shared)
 set -u
-. /harness/ktap.sh
+# the kprobes selftests as the guest has them installed
+KPT_DIR=/kselftest/kprobes
+. $KPT_DIR/lib.sh
 KO=/mnt/host/kprobes_bench.ko
 T=/sys/kernel/tracing
 N=${BENCH_N:-1000 10000}
@@ -44,7 +46,7 @@ esac
 # counting register_uprobe() probe (kpt_uprobes.ko).  Per hit: (probed -
 # unprobed) / LOOPS, for lea (single-stepped) and push (emulated).
 uprobe_hits() {
-	bin=/bin/kpt_utarget
+	bin=/kselftest/kprobes/kpt_utarget
 	eval "$($bin addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
 	rm -f /tmp/ub.in /tmp/ub.out && mkfifo /tmp/ub.in /tmp/ub.out
 	$bin serve < /tmp/ub.in > /tmp/ub.out &
@@ -72,7 +74,7 @@ uprobe_hits() {
 		rmmod kpt_uconsumer
 		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" \
 		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
-		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+		if insmod $M/kpt_uprobes.ko 2> /dev/null; then
 			echo "set 0 $p $a fast" > $uc
 			echo "reg 0" > $uc
 			v=$(timed)
@@ -92,7 +94,7 @@ uprobe_hits() {
 		timed() { echo "time $f $LOOPS" >&7; read -r r <&8; set -- $r; echo "$2"; }
 		timed > /dev/null
 		base=$(timed)
-		if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+		if insmod $M/kpt_uprobes.ko 2> /dev/null; then
 			echo "set 0 $p $a fast" > $uc
 			echo "reg 0" > $uc
 			ret=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
@@ -151,7 +153,7 @@ for n in $KN; do
 done
 if [ "$only" = tracefs ]; then rmmod kprobes_bench; kpb "end"; exit 0; fi
 
-# The busybox workload of /harness/ktap.sh (fork/exec, file I/O, HTTP).
+# The busybox workload of lib.sh (fork/exec, file I/O, HTTP).
 workload_start
 settle
 t0=$(now); workload; t1=$(now)

@@ -5,7 +5,9 @@
 # a known workload (kpt_workload: N getppid(), N failing close(), N calls
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
-. /harness/ktap.sh
+# the kprobes selftests as the guest has them installed
+KPT_DIR=/kselftest/kprobes
+. $KPT_DIR/lib.sh
 plan 25
 
 N=200
@@ -169,8 +171,8 @@ diag "bpftrace uprobe: kpt_uprobe_target ${u:-no} calls"
 # kpt_utarget serves calls on a FIFO; kpt_uprobes.ko puts a seed probe on
 # its ut_lea; perf and bpftrace probe the same instruction of the same file.
 UC=/sys/kernel/debug/kpt_uprobes/ctl
-UB=/bin/kpt_utarget
-if insmod /lib/modules/kprobes/kpt_uprobes.ko 2> /dev/null; then
+UB=/kselftest/kprobes/kpt_utarget
+if insmod $M/kpt_uprobes.ko 2> /dev/null; then
 	rm -f /tmp/cu.in /tmp/cu.out && mkfifo /tmp/cu.in /tmp/cu.out
 	$UB serve < /tmp/cu.in > /tmp/cu.out &
 	exec 3> /tmp/cu.in 4< /tmp/cu.out
@@ -244,7 +246,7 @@ fi
 # kpt_wprobes.ko's "store N V" makes N 32-bit stores to kpt_wp_var from the
 # writing task (wprobes/kpt_wprobes_targets.S).
 WC=/sys/kernel/debug/kpt_wprobes/ctl
-if insmod /lib/modules/kprobes/kpt_wprobes.ko 2> /dev/null; then
+if insmod $M/kpt_wprobes.ko 2> /dev/null; then
 	echo 'w:wpc w@kpt_wp_var:4 $value' >> $T/wprobe_events
 	perf stat -a -x, -e wprobes:wpc -- sh -c "echo 'store 200 9' > $WC" > $OUT 2>&1
 	c=$(awk -F, '$3 == "wprobes:wpc" { print $1 }' $OUT)

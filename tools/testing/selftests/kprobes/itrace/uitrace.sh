@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # uitrace.sh CASE LOOPS: make itrace's user-space cases, run in the guest.
 # Holds one register_uprobe() probe (kpt_uprobes.ko, counting only) on an
-# instruction of the uprobes suite's target, /bin/kpt_utarget, and has the
+# instruction of the uprobes suite's target, kpt_utarget, and has the
 # target call it LOOPS times.  CASE: jpush, jlea (the instruction in
 # anonymous memory, a JIT's copy: the memory engine), push, lea (in the
 # program's file: 6.12's inode engine under the per-process layer).  The
 # probed address is the iteration mark ("itrace: kit_call ADDR").
 case=$1
 loops=$2
-bin=/bin/kpt_utarget
+bin=/kselftest/kprobes/kpt_utarget
 uc=/sys/kernel/debug/kpt_uprobes/ctl
 eval "$($bin addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
 mkfifo /tmp/ui.in /tmp/ui.out
@@ -25,7 +25,7 @@ j*)
 	a=$(printf '0x%x' $((${r#addr } + a - A_jit_begin)))
 	;;
 esac
-insmod /lib/modules/kprobes/kpt_uprobes.ko || exit 1
+insmod /kselftest/kprobes/modules/kpt_uprobes.ko || exit 1
 echo "set 0 $pid $a fast" > $uc
 echo "reg 0" > $uc
 grep "^0 " $uc

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kpt_target_mod: a module to probe and unload (not a suite: modules named
- * kpt_* are helpers, installed in /lib/modules/kprobes).  Writing N to
+ * kpt_* are helpers, in the kselftest install's modules/).  Writing N to
  * /sys/module/kpt_target_mod/parameters/call calls kpt_mod_func(N), and
  * the result is readable in .../parameters/result.
  */

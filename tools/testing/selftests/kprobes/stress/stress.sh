@@ -6,7 +6,9 @@
 #   STRESS_BUDGET  seconds probe-everything may spend registering
 #   STRESS_MODS    load/unload cycles of the module churn
 #   STRESS_SWEEP   functions the instruction sweep covers
-. /harness/ktap.sh
+# the kprobes selftests as the guest has them installed
+KPT_DIR=/kselftest/kprobes
+. $KPT_DIR/lib.sh
 [ -f ./params ] && . ./params
 K=./mod/kprobes_stress.ko
 T=./mod/kprobes_stress_target.ko
