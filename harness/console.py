@@ -134,6 +134,7 @@ class Run:
 
 
 KSFT_TEST = re.compile(r'^# selftests: \S+: \S+$')
+KSFT_RESULT = re.compile(r'^(not )?ok \d+ selftests: ')
 
 
 def unnest_kselftest(lines):
@@ -150,7 +151,10 @@ def unnest_kselftest(lines):
             if t.startswith('# ') or t == '#':
                 yield suite, '    ' + t[2:]
                 continue
-            inside[suite] = False
+            # the runner's result for the test ends it; anything else
+            # (the kernel's own messages on the console) passes through
+            if KSFT_RESULT.match(t):
+                inside[suite] = False
         yield suite, t
 
 

@@ -84,6 +84,10 @@ CASES = [
                         'ok 2 b # SKIP this boot: no SMP\n'
                         '# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:1 error:0'),
               0)), ['--strict-skips'], 0, 'guest: 1 passed, 0 failed, 1 skipped'),
+    ('kernel messages inside a kselftest do not end its cases',
+     console(('t', ksft('TAP version 13\n1..2\nok 1 a', True).replace(
+         '# ok 1 a\n', '# ok 1 a\nlivepatch: enabling patch\n# ok 2 b\n'), 0)),
+     [], 0, 'guest: 2 passed, 0 failed'),
     ('a kselftest\'s failing case fails, named',
      console(('t', ksft('TAP version 13\n1..2\nok 1 a\nnot ok 2 b', False),
               0)), [], 1, 'FAIL   t        b'),
