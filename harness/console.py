@@ -214,7 +214,8 @@ def ktap(lines):
         label = subtest.get(ind) or suite
         if prev_indent is not None and prev_indent > ind:
             # a parent: judge it only if its leaves did not already fail
-            if not ok and not skip and not kids_failed.get(ind + 1):
+            if not ok and not skip and not any(
+                    k > ind for k in kids_failed):
                 out.append((label, name + ' (suite result)', 'fail'))
             for k in list(kids_failed):
                 if k > ind:
@@ -222,6 +223,10 @@ def ktap(lines):
             for k in list(subtest):
                 if k > ind:
                     del subtest[k]
+        elif KSFT_RESULT.match(t) and not skip:
+            # kselftest's runner's result with no case of the test under
+            # it: the test printed no KTAP result
+            out.append((label, name + ' printed no KTAP case', 'fail'))
         else:
             st = 'skip' if skip else ('pass' if ok else 'fail')
             if st == 'fail' and diags:

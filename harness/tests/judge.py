@@ -88,6 +88,8 @@ CASES = [
      console(('t', ksft('TAP version 13\n1..2\nok 1 a', True).replace(
          '# ok 1 a\n', '# ok 1 a\nlivepatch: enabling patch\n# ok 2 b\n'), 0)),
      [], 0, 'guest: 2 passed, 0 failed'),
+    ('a kselftest that prints no case fails',
+     console(('t', ksft(''), 0)), [], 1, 'printed no KTAP case'),
     ('a kselftest\'s failing case fails, named',
      console(('t', ksft('TAP version 13\n1..2\nok 1 a\nnot ok 2 b', False),
               0)), [], 1, 'FAIL   t        b'),

@@ -232,3 +232,5 @@ out=$(kpt_bpfkprobe kpt_mod_func ". $FNS; calls 1 $LPN 2")
 result "livepatch, BPF kprobe second: the program sees all $LPN patched calls ($out)" $?
 livepatch_off
 rmmod kpt_target_mod
+
+done_testing

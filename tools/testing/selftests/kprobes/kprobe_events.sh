@@ -145,3 +145,5 @@ echo > $T/trace
 echo > $T/kprobe_events
 [ -z "$(cat $T/kprobe_events)" ] && ! grep -q 'kernel_clone' $D/list
 result "removing all events leaves no probe in kprobes/list" $?
+
+done_testing

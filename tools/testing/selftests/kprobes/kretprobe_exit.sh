@@ -33,3 +33,5 @@ diag "do_exit: $hits hits, $missed missed with maxactive 2"
 echo > $T/kprobe_events
 [ -z "$(cat $T/kprobe_events)" ]; result "event removed" $?
 rmmod kpt_rcu
+
+done_testing

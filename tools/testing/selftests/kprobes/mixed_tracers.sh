@@ -530,3 +530,5 @@ fi
 exec 3>&-
 rm -f $FIFO $SNAP /tmp/mx_stack
 echo "$old_kb" > "$T/buffer_size_kb"
+
+done_testing

@@ -45,3 +45,5 @@ result "probe in init text was hit during init" $?
 [ "$(grep -c '\[GONE\]' $D/list)" -ge 1 ] && [ "$(grep -c . $D/list)" -gt "$before" ]
 result "probe in freed init text shown [GONE]" $?
 check "module with the gone probe unloads" rmmod kpt_init_probe
+
+done_testing

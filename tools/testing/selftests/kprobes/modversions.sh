@@ -42,3 +42,5 @@ else
 		echo "$_msg" | grep -q 'symbol register_kprobe$'
 	result "$NAME is refused: the kernel names register_kprobe's version" $?
 fi
+
+done_testing

@@ -159,3 +159,5 @@ else
 	[ -z "$f" ]
 	result "the detour's C side is not traceable${f:+ (traceable: $(echo $f))}" $?
 fi
+
+done_testing

@@ -79,3 +79,5 @@ result "wprobe_example names the writer of kptr_restrict" $st
 rmmod wprobe_example
 dmesg | grep -q "kptr_restrict: 2 writes seen, 0 missed, the register yielded 0 times"
 result "wprobe_example unloads with its totals" $?
+
+done_testing

@@ -666,3 +666,5 @@ fi
 echo exit >&3
 exec 3>&- 4<&- 5>&- 6<&- 2> /dev/null
 wait
+
+done_testing

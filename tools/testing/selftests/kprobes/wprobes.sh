@@ -377,3 +377,5 @@ if insmod $M/kpt_wprobes.ko 2> /dev/null; then
 else
 	skip_all $n "wprobes" "stock 6.12 has no register_wprobe()"
 fi
+
+done_testing

@@ -15,7 +15,7 @@
 #   BENCH_ICOUNT   1 under -icount (the two-CPU figure's clock is shared)
 set -u
 # the kprobes selftests as the guest has them installed
-KPT_DIR=/kselftest/kprobes
+KPT_DIR=${KPT_DIR:-/kselftest/kprobes}
 . $KPT_DIR/lib.sh
 KO=/mnt/host/kprobes_bench.ko
 T=/sys/kernel/tracing

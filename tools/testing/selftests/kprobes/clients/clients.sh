@@ -6,7 +6,7 @@
 # of a user function, one open of a known path).  Every count is exact, so
 # both implementations must show the same ones.  Run from /mnt/host.
 # the kprobes selftests as the guest has them installed
-KPT_DIR=/kselftest/kprobes
+KPT_DIR=${KPT_DIR:-/kselftest/kprobes}
 . $KPT_DIR/lib.sh
 plan 25
 

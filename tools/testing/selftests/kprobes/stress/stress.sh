@@ -7,7 +7,7 @@
 #   STRESS_MODS    load/unload cycles of the module churn
 #   STRESS_SWEEP   functions the instruction sweep covers
 # the kprobes selftests as the guest has them installed
-KPT_DIR=/kselftest/kprobes
+KPT_DIR=${KPT_DIR:-/kselftest/kprobes}
 . $KPT_DIR/lib.sh
 [ -f ./params ] && . ./params
 K=./mod/kprobes_stress.ko
