@@ -109,6 +109,11 @@ while read -r kind f; do
 		cp "$SRC/$f" "$tree/$f"; echo "  restore $f"
 	else
 		rm -f "$tree/$f"; echo "  drop    $f"
+		# and the folders it leaves empty, which the base does not have
+		d=$(dirname "$f")
+		while [ "$d" != . ] && [ ! -e "$SRC/$d" ] && rmdir "$tree/$d" 2>/dev/null; do
+			d=$(dirname "$d")
+		done
 	fi
 done < "$manifest"
 mv "$newman" "$manifest"
