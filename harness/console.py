@@ -182,7 +182,7 @@ def ktap(lines):
         if t.lstrip().startswith(('KTAP version', 'TAP version')):
             # a top-level document, or one a kselftest test printed
             ind = len(t) - len(t.lstrip())
-            if ind == 0 or t.startswith('    ') and ind == 4:
+            if ind in (0, 4):
                 docs.append([suite, None, 0, ind])
                 open_docs[ind] = docs[-1]
             continue

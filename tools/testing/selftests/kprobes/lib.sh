@@ -18,10 +18,10 @@ PATH=$KPT_DIR:$PATH
 plan() { ktap_print_header; ktap_set_plan "$1"; }
 # A result line, quoted (ktap_helpers.sh echoes its words unquoted, which
 # would glob "[GONE]" and squeeze spaces), counted in ktap_helpers.sh's
-# counters so that ktap_finished() judges the run: _kpt_line ok|not_ok
+# counters so that ktap_finished() judges the run: _kpt_line "ok"|"not ok"
 # COUNTER NAME [DIRECTIVE]
 _kpt_line() {
-	printf '%s %d %s%s\n' "$(echo "$1" | tr _ ' ')" "$KTAP_TESTNO" "$3" "${4:+ # $4}"
+	printf '%s %d %s%s\n' "$1" "$KTAP_TESTNO" "$3" "${4:+ # $4}"
 	KTAP_TESTNO=$((KTAP_TESTNO + 1))
 	eval "$2=\$((\$$2 + 1))"
 }
@@ -33,7 +33,7 @@ result() {
 	shift
 	while [ $# -gt 1 ]; do _name="$_name $1"; shift; done
 	if [ "$1" -eq 0 ]; then _kpt_line ok KTAP_CNT_PASS "$_name"
-	else _kpt_line not_ok KTAP_CNT_FAIL "$_name"; fi
+	else _kpt_line "not ok" KTAP_CNT_FAIL "$_name"; fi
 }
 # check NAME CMD...: runs CMD, ok if it succeeds
 check() { _name=$1; shift; "$@" > /dev/null 2>&1; result "$_name" $?; }
