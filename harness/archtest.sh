@@ -4,8 +4,8 @@
 # arch's backend (or on x86's at the other width), run.  harness/archtest.sh ARCH builds
 # IMPL's kernel for ARCH (tinyconfig + config/ARCH.config) in
 # build/tree-$IMPL/_build_ARCH, the test modules that apply there
-# (kprobes_api everywhere: cases on x86_64 assembly targets report a skip
-# elsewhere), and an initramfs whose /init (harness/nolibc/init.c, on the
+# (the KUnit suites of kernel/kprobes_kunit, as modules: kprobes_api
+# everywhere, its cases on x86 assembly targets reporting a skip elsewhere), and an initramfs whose /init (harness/nolibc/init.c, on the
 # kernel's nolibc) loads them; boots it under QEMU (TCG) and judges the
 # console with harness/console.py: KUnit's kprobes_test must report,
 # every case pass, and the kernel print no report.  Last line:
@@ -106,7 +106,7 @@ say "building $arch kernel ($IMPL) in ${o#"$REPO"/}"
 
 # the module suites that apply to this arch
 rm -rf "$mods" && mkdir -p "$mods"
-src=$REPO/tools/testing/selftests/kprobes/modules
+ksyms=()
 if [ -n "$bench" ]; then
 	cp "$REPO"/tools/testing/selftests/kprobes/bench/kprobes_bench_* "$mods/"
 	cat > "$mods/Kbuild" <<'KB'
@@ -115,36 +115,20 @@ kprobes_bench-y := kprobes_bench_main.o kprobes_bench_targets.o
 KB
 	suites=kprobes_bench
 else
-	cp "$src"/kprobes_api.h "$src"/kprobes_api_*.c "$src"/kprobes_api_targets.h \
-		"$src"/kpt_ktap.h "$mods/"
-	cat > "$mods/Kbuild" <<'KB'
-obj-m += kprobes_api.o
-kprobes_api-y := kprobes_api_main.o kprobes_api_basic.o kprobes_api_kretprobes.o
-KB
-	suites=kprobes_api
-	if [ "$karch" = i386 ]; then
-		# the x86 assembly targets, in their 32-bit form, and the suite of
-		# jprobes and fault_handler (x86 only)
-		cp "$src"/kprobes_api_targets.S "$src"/kpt_direct.S \
-			"$src"/kpt_carrier_targets.S "$src"/kprobes_seed_main.c \
-			"$src"/kprobes_seed_targets.S "$src"/kprobes_seed_targets.h "$mods/"
-		cat >> "$mods/Kbuild" <<'KB'
-kprobes_api-y += kprobes_api_targets.o kpt_direct.o kpt_carrier_targets.o
-kprobes_api-y += kprobes_api_aggregate.o kprobes_api_smp.o kprobes_api_ftrace.o
-kprobes_api-y += kprobes_api_carriers.o kprobes_api_text.o kprobes_api_insn.o
-obj-m += kprobes_seed.o
-kprobes_seed-y := kprobes_seed_main.o kprobes_seed_targets.o
-KB
-		suites="kprobes_api kprobes_seed"
-	fi
-	if grep -q '^CONFIG_LIVEPATCH=y' "$o/.config"; then
-		# an entry kprobe beside a livepatch of its function
-		cp "$src"/kprobes_livepatch.c "$mods/"
-		echo "obj-m += kprobes_livepatch.o" >> "$mods/Kbuild"
-		suites="$suites kprobes_livepatch"
-	fi
+	# the KUnit suites of kernel/kprobes_kunit, as modules: each where
+	# this config allows it (kunit_syms), the x86 ones at 32 bits on i386
+	cp -a "$REPO"/kernel/kprobes_kunit/. "$mods/"
+	read -ra ksyms <<< "$(kunit_syms "$o/.config" | tr '\n' ' ')"
+	suites=
+	for v in "${ksyms[@]}"; do
+		case "$v" in
+		CONFIG_KPROBES_API_*) suites="$suites kprobes_api" ;;
+		CONFIG_KPROBES_SEED_*) suites="$suites kprobes_seed" ;;
+		CONFIG_KPROBES_LIVEPATCH_*) suites="$suites kprobes_livepatch" ;;
+		esac
+	done
 fi
-"${mk[@]}" M="$mods" modules > "$logs/$arch-mods-$IMPL.log" 2>&1 ||
+"${mk[@]}" M="$mods" "${ksyms[@]}" modules > "$logs/$arch-mods-$IMPL.log" 2>&1 ||
 	{ tail -30 "$logs/$arch-mods-$IMPL.log"; die "$arch test modules failed"; }
 
 # initramfs: /init, /suites, the modules

@@ -56,16 +56,33 @@ syncdir() {
 	done
 }
 
-# extmod FROM NAME: build the out-of-tree modules in FROM against this
-# IMPL's kernel, in $KOBJ/ext/NAME; prints that folder.
+# extmod FROM NAME [VAR=VALUE...]: build the out-of-tree modules in FROM
+# against this IMPL's kernel, in $KOBJ/ext/NAME, with the make variables
+# given; prints that folder.
 extmod() {
-	local dir=$KOBJ/ext/$2 cc=gcc
+	local from=$1 dir=$KOBJ/ext/$2 cc=gcc
+	shift 2
 	command -v ccache >/dev/null && cc="ccache gcc"
-	syncdir "$1" "$dir"
+	syncdir "$from" "$dir"
 	# a module's BTF is split against vmlinux's, and kbuild does not
 	# relink an external module when only vmlinux changed: drop stale ones
 	[ -f "$KOBJ/vmlinux" ] && find "$dir" -name '*.ko' ! -newer "$KOBJ/vmlinux" -delete
-	make -s -C "$KOBJ" M="$dir" CC="$cc" -j"$JOBS" modules >&2 ||
-		die "building modules in $1 against $IMPL failed"
+	make -s -C "$KOBJ" M="$dir" CC="$cc" -j"$JOBS" "$@" modules >&2 ||
+		die "building modules in $from against $IMPL failed"
 	echo "$dir"
+}
+
+# kunit_syms CONFIG: the make variables that build kernel/kprobes_kunit
+# out of tree as modules, against a kernel configured by CONFIG (ours, or
+# stock 6.12, whose tree has no Kconfig for them): each suite where its
+# Kconfig entry would allow it.
+kunit_syms() {
+	local c=$1
+	grep -q '^CONFIG_KUNIT=y' "$c" && grep -q '^CONFIG_KPROBES=y' "$c" || return 0
+	if grep -q '^CONFIG_KRETPROBES=y' "$c"; then
+		echo CONFIG_KPROBES_API_KUNIT_TEST=m CONFIG_KPROBES_MODULE_KUNIT_TEST=m
+	fi
+	grep -q '^CONFIG_X86=y' "$c" && echo CONFIG_KPROBES_SEED_KUNIT_TEST=m
+	grep -q '^CONFIG_LIVEPATCH=y' "$c" && echo CONFIG_KPROBES_LIVEPATCH_KUNIT_TEST=m
+	return 0
 }

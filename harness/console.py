@@ -247,14 +247,23 @@ def ktap(lines):
 def judge_suites(run, res, strict_skips):
     """Suite-level verdicts added to the leaf results @res (see above)."""
     plans = {}
+    kunit = {}                  # suite -> the KUnit suites it ran (a module's)
     for suite, t in run.lines:
-        if PLAN.match(t) and not t.startswith((' ', '\t')):
+        m = SUBTEST.match(t)
+        if m and len(m.group(1)) == 4:
+            kunit.setdefault(suite, set()).add(m.group(2))
+        m = PLAN.match(t)
+        # a module's KUnit suites have their plans nested, under a
+        # "# Subtest:" line each, and no top-level document
+        if m and (not m.group(1) or (suite in kunit and
+                                     len(m.group(1)) == 4)):
             plans[suite] = plans.get(suite, 0) + 1
     for s in run.suites_begun:
         if s not in run.suites_ended:
             res.append((s, 'suite did not finish', 'fail'))
             continue
-        mine = [r for r in res if r[0] == s]
+        # a KUnit suite's results are labelled with its own name
+        mine = [r for r in res if r[0] == s or r[0] in kunit.get(s, ())]
         if not mine:
             res.append((s, 'printed no KTAP result (exit %d)' %
                         run.suites_ended[s], 'fail'))

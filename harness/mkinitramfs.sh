@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Builds $KOBJ/initramfs.cpio: static BusyBox, the guest scripts
-# (harness/guest), the kprobes samples built with the kernel, and the test
-# suites (tools/testing/selftests/kprobes: *.sh scripts, and modules/ built
-# out of tree against this IMPL's kernel).  Per-boot settings (mode, exec
+# (harness/guest), the kprobes samples built with the kernel, the kselftest
+# target tools/testing/selftests/kprobes, and the KUnit suites of
+# kernel/kprobes_kunit as modules (/tests), both built against this IMPL's
+# kernel.  Per-boot settings (mode, exec
 # command, host folder) go in a second archive appended by boot.sh.
 . "$(dirname "$0")/common.sh"
 
@@ -74,8 +75,7 @@ kmake INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install > /dev/null
 # They build in a scratch copy (kselftest's module build writes into its
 # source): the base's selftests framework, and our target.  Beside them,
 # ftrace/: the base tree's ftracetest, unmodified, which the peer suites
-# run.  The module suites (kprobes/modules, all but the kpt_* helpers)
-# run from /tests, by the guest's runner.
+# run.
 if [ -d "$T" ]; then
 	w=$KOBJ/ksft-src
 	cc=gcc
@@ -92,12 +92,6 @@ if [ -d "$T" ]; then
 		> "$KOBJ/ksft-install.log" 2>&1 ||
 		{ tail -30 "$KOBJ/ksft-install.log" >&2; die "kselftest install of kprobes failed"; }
 	cp -a "$SRC/tools/testing/selftests/ftrace" "$root/kselftest/ftrace"
-	for ko in "$root"/kselftest/kprobes/modules/*.ko; do
-		case "$(basename "$ko")" in
-		kpt_*) ;;
-		*) ln -s "${ko#"$root"}" "$root/tests/$(basename "$ko")" ;;
-		esac
-	done
 	# the modversions suite's kpt_modver_stock, built against stock 6.12
 	# on a MODVERSIONS config (stock_module)
 	if grep -q '^CONFIG_MODVERSIONS=y' "$KOBJ/.config"; then
@@ -105,6 +99,13 @@ if [ -d "$T" ]; then
 		cp "$KOBJ/ext/modver_stock/kpt_modver_stock.ko" "$root/kselftest/kprobes/modules/"
 	fi
 fi
+
+# The KUnit suites of kernel/kprobes_kunit, as modules built out of tree
+# against this IMPL's kernel (stock 6.12's tree has no Kconfig for them):
+# the guest's runner loads each, KUnit runs its suites as it loads.
+# shellcheck disable=SC2046
+k=$(extmod "$REPO/kernel/kprobes_kunit" kprobes_kunit $(kunit_syms "$KOBJ/.config"))
+cp "$k"/*.ko "$root/tests/" 2>/dev/null || true
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
 say "initramfs: $(ls "$root/tests" | wc -l) module suite(s), $(grep -c . "$root/kselftest/kselftest-list.txt" 2>/dev/null) kselftest(s), $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"

@@ -44,7 +44,7 @@ if [ "$what" != harness ]; then
 	# kprobes_api checks that registration refuses them.
 	if [ "${SUITES:-all}" = all ]; then
 		say "kprobes_api on a uniprocessor boot ($IMPL)"
-		SUITES=kprobes_api KERNEL_ARGS="${KERNEL_ARGS:-} maxcpus=1 kunit.enable=0" \
+		SUITES=kprobes_api KERNEL_ARGS="${KERNEL_ARGS:-} maxcpus=1 kunit.filter_glob=kprobes_api_*" \
 			guest_run test-up
 	fi
 fi

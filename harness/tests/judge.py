@@ -42,6 +42,21 @@ def ksft(body, ok=True):
             ''.join('# %s\n' % line for line in body.splitlines()) +
             '%sok 1 selftests: kprobes: t.sh' % ('' if ok else 'not '))
 
+def kunit_mod(*suites, plan=None):
+    """What KUnit prints as a module loads: each of its @suites (name,
+    results) nested, with its plan, then the suite's own result; no
+    top-level document (that is the built-in run's)."""
+    out = []
+    for n, (name, body) in enumerate(suites):
+        lines = body.splitlines()
+        out += ['    KTAP version 1', '    # Subtest: ' + name,
+                '    # module: m', '    1..%d' % (plan or len(lines))]
+        out += ['    ' + line for line in lines]
+        bad = any(line.startswith('not ok') for line in lines)
+        out.append('%sok %d %s' % ('not ' if bad else '', n + 1, name))
+    return '\n'.join(out)
+
+
 # (name, console, extra console.py args, want exit, line wanted in output)
 CASES = [
     ('a clean run passes',
@@ -96,6 +111,15 @@ CASES = [
     ('a kselftest that stops before its plan fails',
      console(('t', ksft('TAP version 13\n1..3\nok 1 a\nok 2 b', False),
               0)), [], 1, 'plan 1..3 but 2 results'),
+    ('a module\'s KUnit suites count, under their own names',
+     console(('m', kunit_mod(('m_a', 'ok 1 x\nok 2 y'), ('m_b', 'ok 1 z')),
+              0)), [], 0, 'guest: 3 passed, 0 failed'),
+    ('a module\'s KUnit case that fails fails, named with its suite',
+     console(('m', kunit_mod(('m_a', 'ok 1 x\nnot ok 2 y')), 0)), [], 1,
+     'FAIL   m_a      y'),
+    ('a module\'s KUnit suite that stops before its plan fails',
+     console(('m', kunit_mod(('m_a', 'ok 1 x'), plan=2), 0)), [], 1,
+     'plan 1..2 but 1 results'),
     ('stock kernel: a skip with a reason is a skip',
      console(('s', 'KTAP version 1\n1..2\nok 1 a\n'
               'ok 2 b # SKIP upstream has no jprobes', 0)), [], 0,

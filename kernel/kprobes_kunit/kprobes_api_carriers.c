@@ -31,14 +31,14 @@
  * at the carrier's own address moves the entry onto ftrace first, and
  * both fire once per call; the bytes are the original ones at the end.
  */
-int t_carrier_entry(void)
+void t_carrier_entry(struct kunit *test)
 {
 	struct kprobe kp1, kp2, kp3;
 	int want = 3 * 31 + 4, i;
 	u8 *next, orig;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	/*
 	 * A hook the cases before left lingering on kpt_target() would be
 	 * taken over instead (no update either way); ours removes them a
@@ -49,60 +49,57 @@ int t_carrier_entry(void)
 	next = (u8 *)kpt_target_entry +
 	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	orig = *next;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
-		return 1;
-	KPT_EXPECT_EQ((unsigned long)kp1.addr + MCOUNT_INSN_SIZE,
-		      (unsigned long)next);
-	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
-	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp1), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp1.addr + MCOUNT_INSN_SIZE, (unsigned long)next);
+	KUNIT_EXPECT_TRUE(test, kp1.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
 	for (i = 0; i < 2; i++) {
 		/* the int3, then (optimized) the jump */
 		reset();
-		KPT_EXPECT_EQ(call_target(3, 4), want);
-		KPT_EXPECT_EQ(h.pre, 1);
-		KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
-		KPT_EXPECT_EQ(h.pre_di, 3);
-		KPT_EXPECT_EQ(h.pre_si, 4);
+		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, h.pre, 1);
+		KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp1.addr + 1);
+		KUNIT_EXPECT_EQ(test, h.pre_di, 3);
+		KUNIT_EXPECT_EQ(test, h.pre_si, 4);
 		wait_for_kprobe_optimizer();
 	}
 	if (KPT_JUMPS_EXPECTED) {
-		KPT_EXPECT(kprobe_optimized(&kp1));
-		KPT_EXPECT_EQ(*next, JMP32_INSN_OPCODE);
+		KUNIT_EXPECT_TRUE(test, kprobe_optimized(&kp1));
+		KUNIT_EXPECT_EQ(test, *next, JMP32_INSN_OPCODE);
 	}
 
 	target_probe(&kp2, true);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp2), 0))
 		goto out1;
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 2);
-	KPT_EXPECT_EQ(h.post, 1);
-	KPT_EXPECT_EQ(h.post_ip, (unsigned long)next);
-	KPT_EXPECT(h.pre_seq < h.post_seq);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
+	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)next);
+	KUNIT_EXPECT_TRUE(test, h.pre_seq < h.post_seq);
 	unregister_kprobe(&kp2);
 
 	init_probe(&kp3);
 	kp3.addr = (kprobe_opcode_t *)next;
 	kp3.pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp3), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp3), 0))
 		goto out1;
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 2);
-	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);
+	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
 	unregister_kprobe(&kp3);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp1.addr + 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp1.addr + 1);
 out1:
 	unregister_kprobe(&kp1);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(*next, orig);
-	KPT_EXPECT_EQ(kp1.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, *next, orig);
+	KUNIT_EXPECT_EQ(test, kp1.nmissed, 0);
 }
 
 /*
@@ -145,7 +142,7 @@ static int register_kp3_fn(void *unused)
 	return 0;
 }
 
-int t_carrier_move_unlocked(void)
+void t_carrier_move_unlocked(struct kunit *test)
 {
 	struct task_struct *busy, *reg;
 	struct kprobe kp1, kp4;
@@ -158,16 +155,16 @@ int t_carrier_move_unlocked(void)
 	cpu = cpumask_any_but(cpu_online_mask, me);
 	if (cpu >= nr_cpu_ids) {
 		migrate_enable();
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	}
 	/* a hook earlier cases left lingering would be taken over instead */
 	msleep(600);
 	next = (u8 *)kpt_target_entry +
 	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	target_probe(&kp1, false);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
 		goto out0;
-	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);		/* carried */
+	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);		/* carried */
 	init_probe(&mover_kp3);
 	mover_kp3.addr = (kprobe_opcode_t *)next;
 	mover_kp3.pre_handler = kp3_pre;
@@ -176,13 +173,13 @@ int t_carrier_move_unlocked(void)
 	reinit_completion(&kp3_registered);
 	WRITE_ONCE(busy_done, false);
 	busy = kthread_create(busy_fn, NULL, "kpt_busy");
-	if (!KPT_EXPECT(!IS_ERR(busy)))
+	if (!KPT_CHECK(test, !IS_ERR(busy)))
 		goto out1;
 	kthread_bind(busy, cpu);
 	wake_up_process(busy);
 	msleep(20);
 	reg = kthread_create(register_kp3_fn, NULL, "kpt_register");
-	if (!KPT_EXPECT(!IS_ERR(reg)))
+	if (!KPT_CHECK(test, !IS_ERR(reg)))
 		goto out2;
 	kthread_bind(reg, me);
 	wake_up_process(reg);
@@ -190,17 +187,17 @@ int t_carrier_move_unlocked(void)
 	init_probe(&kp4);
 	kp4.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp4.pre_handler = pre_record;
-	KPT_EXPECT_EQ(register_kprobe(&kp4), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp4), 0);
 	unregister_kprobe(&kp4);
 	/* done while the busy thread still held the move's wait off */
-	KPT_EXPECT(!READ_ONCE(busy_done));
+	KUNIT_EXPECT_TRUE(test, !READ_ONCE(busy_done));
 	wait_for_completion(&kp3_registered);
 	kthread_stop(reg);
-	KPT_EXPECT_EQ(mover_kp3_ret, 0);
+	KUNIT_EXPECT_EQ(test, mover_kp3_ret, 0);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(h.pre, 1);				/* kp1, hooked */
-	KPT_EXPECT_EQ(atomic_read(&kp3_hits), mover_kp3_ret ? 0 : 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);				/* kp1, hooked */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kp3_hits), mover_kp3_ret ? 0 : 1);
 	if (!mover_kp3_ret)
 		unregister_kprobe(&mover_kp3);
 out2:
@@ -209,7 +206,6 @@ out1:
 	unregister_kprobe(&kp1);
 out0:
 	migrate_enable();
-	return kpt_failed;
 }
 
 /*
@@ -286,7 +282,7 @@ static u8 *entry_next(unsigned long fn)
 
 static int (*call_alt)(int, int) = kpt_alt;
 
-int t_carrier_settle_generations(void)
+void t_carrier_settle_generations(struct kunit *test)
 {
 	u8 *xnext = entry_next(kpt_target_entry);
 	u8 *ynext = entry_next((unsigned long)READ_ONCE(call_alt));
@@ -294,36 +290,36 @@ int t_carrier_settle_generations(void)
 	u8 xorig = *xnext, yorig = *ynext;
 	static struct gen_path a, b;
 	struct kprobe kx, ky;
-	int cpu, me, i, skip = 0;
+	int cpu, me, i;
 
 	migrate_disable();	/* see t_carrier_move_unlocked() */
 	me = smp_processor_id();
 	cpu = cpumask_any_but(cpu_online_mask, me);
 	if (cpu >= nr_cpu_ids) {
 		migrate_enable();
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	}
 	msleep(600);	/* no hook left lingering: the probes are carried */
 	target_probe(&kx, false);
 	init_probe(&ky);
 	ky.addr = (kprobe_opcode_t *)kpt_alt;
 	ky.pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kx), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kx), 0))
 		goto out0;
-	if (!KPT_EXPECT_EQ(register_kprobe(&ky), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&ky), 0))
 		goto out1;
 	wait_for_kprobe_optimizer();
 	/* an int3-only carrier would move by itself in the background */
 	if (!kx.site->carry.carrier || !ky.site->carry.carrier ||
 	    !kprobe_optimized(&kx) || !kprobe_optimized(&ky)) {
-		skip = KPT_SKIP_BECAUSE("this boot: the entries are not carried by jumps");
+		kunit_mark_skipped(test, "this boot: the entries are not carried by jumps");
 		goto out2;
 	}
 	WRITE_ONCE(gen_switch, false);
 	WRITE_ONCE(gen_stop, false);
 	atomic_set(&kp3_hits, 0);
 	busy = kthread_create(gen_busy_fn, NULL, "kpt_busy");
-	if (!KPT_EXPECT(!IS_ERR(busy))) {
+	if (!KPT_CHECK(test, !IS_ERR(busy))) {
 		busy = NULL;
 		goto out2;
 	}
@@ -332,41 +328,41 @@ int t_carrier_settle_generations(void)
 	msleep(20);
 
 	ta = gen_path_start(&a, ynext, me);		/* path A: kpt_alt() */
-	if (!KPT_EXPECT(!IS_ERR(ta))) {
+	if (!KPT_CHECK(test, !IS_ERR(ta))) {
 		ta = NULL;
 		goto out3;
 	}
 	msleep(300);	/* A's wait began (the busy thread holds it off) */
-	KPT_EXPECT_EQ(a.ret, -EINPROGRESS);
+	KUNIT_EXPECT_EQ(test, a.ret, -EINPROGRESS);
 	tb = gen_path_start(&b, xnext, me);		/* path B: kpt_target() */
-	if (!KPT_EXPECT(!IS_ERR(tb))) {
+	if (!KPT_CHECK(test, !IS_ERR(tb))) {
 		tb = NULL;
 		goto out3;
 	}
 	/* B's hook in: its move began after A's wait did */
 	for (i = 0; i < 100 && !READ_ONCE(kx.site->carry.hooked); i++)
 		msleep(20);
-	KPT_EXPECT(READ_ONCE(kx.site->carry.hooked));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(kx.site->carry.hooked));
 	msleep(50);	/* and B waits too */
 
 	WRITE_ONCE(gen_switch, true);	/* ends A's wait, not B's */
-	KPT_EXPECT(wait_for_completion_timeout(&a.done, 4 * HZ));
-	KPT_EXPECT_EQ(a.ret, 0);
-	KPT_EXPECT(!READ_ONCE(ky.site->carry.carrier));	/* A's own: gone */
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&a.done, 4 * HZ));
+	KUNIT_EXPECT_EQ(test, a.ret, 0);
+	KUNIT_EXPECT_TRUE(test, !READ_ONCE(ky.site->carry.carrier));	/* A's own: gone */
 	/* B still waits: kpt_target() must still be carried */
-	KPT_EXPECT_EQ(b.ret, -EINPROGRESS);
-	KPT_EXPECT(READ_ONCE(kx.site->carry.carrier));
-	KPT_EXPECT(READ_ONCE(*xnext) != xorig);
+	KUNIT_EXPECT_EQ(test, b.ret, -EINPROGRESS);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(kx.site->carry.carrier));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(*xnext) != xorig);
 
 	WRITE_ONCE(gen_stop, true);	/* B's wait ends */
-	KPT_EXPECT(wait_for_completion_timeout(&b.done, 4 * HZ));
-	KPT_EXPECT_EQ(b.ret, 0);
-	KPT_EXPECT(!READ_ONCE(kx.site->carry.carrier));
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&b.done, 4 * HZ));
+	KUNIT_EXPECT_EQ(test, b.ret, 0);
+	KUNIT_EXPECT_TRUE(test, !READ_ONCE(kx.site->carry.carrier));
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(call_alt(3, 4), 3004);
-	KPT_EXPECT_EQ(h.pre, 2);			/* kx and ky, hooked */
-	KPT_EXPECT_EQ(atomic_read(&kp3_hits), 2);	/* the two paths' */
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, call_alt(3, 4), 3004);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);			/* kx and ky, hooked */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kp3_hits), 2);	/* the two paths' */
 out3:
 	WRITE_ONCE(gen_stop, true);
 	if (ta) {
@@ -387,11 +383,10 @@ out2:
 	unregister_kprobe(&ky);
 out1:
 	unregister_kprobe(&kx);
-	KPT_EXPECT_EQ(*xnext, xorig);
-	KPT_EXPECT_EQ(*ynext, yorig);
+	KUNIT_EXPECT_EQ(test, *xnext, xorig);
+	KUNIT_EXPECT_EQ(test, *ynext, yorig);
 out0:
 	migrate_enable();
-	return skip ?: kpt_failed;
 }
 
 /*
@@ -399,7 +394,7 @@ out0:
  * from then on, and moves the carriers there are onto their hooks: the
  * bytes after the nop come back, and every call is still seen.
  */
-int t_carrier_sysctl_off(void)
+void t_carrier_sysctl_off(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
 		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
@@ -409,22 +404,20 @@ int t_carrier_sysctl_off(void)
 
 	msleep(600);	/* no hook left lingering: the probe is carried */
 	target_probe(&kp, false);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
-	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpt_set_carriers(0), 0);
 	for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
 		msleep(20);
-	pr_info("# moved after about %d ms\n", i * 20);
-	KPT_EXPECT_EQ(*next, orig);
+	kunit_info(test, "moved after about %d ms\n", i * 20);
+	KUNIT_EXPECT_EQ(test, *next, orig);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + 1);
-	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp.addr + 1);
+	KUNIT_EXPECT_EQ(test, kpt_set_carriers(1), 0);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 }
 
 /*
@@ -433,7 +426,7 @@ int t_carrier_sysctl_off(void)
  * the background, as one that never got a jump does: both probes see
  * every call, and the bytes after the nop are the original ones again.
  */
-int t_carrier_region_probe(void)
+void t_carrier_region_probe(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
 		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
@@ -443,12 +436,11 @@ int t_carrier_region_probe(void)
 
 	msleep(600);	/* no hook left lingering: the probe is carried */
 	target_probe(&kp, false);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	wait_for_kprobe_optimizer();
 	if (!kprobe_optimized(&kp)) {
 		unregister_kprobe(&kp);
-		return KPT_SKIP_BECAUSE("this boot: the carrier got no jump");
+		kunit_skip(test, "this boot: the carrier got no jump");
 	}
 	/* the next instruction boundary in the jump's five bytes */
 	for (i = 1; i < JMP32_INSN_SIZE && ret == -EILSEQ; i++) {
@@ -459,24 +451,23 @@ int t_carrier_region_probe(void)
 	}
 	if (ret == -EILSEQ) {
 		unregister_kprobe(&kp);
-		return KPT_SKIP_BECAUSE("this boot: one instruction covers the jump");
+		kunit_skip(test, "this boot: one instruction covers the jump");
 	}
-	if (!KPT_EXPECT_EQ(ret, 0)) {
+	if (!KPT_CHECK_EQ(test, ret, 0)) {
 		unregister_kprobe(&kp);
-		return 1;
+		return;
 	}
-	KPT_EXPECT(!kprobe_optimized(&kp));
+	KUNIT_EXPECT_TRUE(test, !kprobe_optimized(&kp));
 	for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
 		msleep(20);
-	pr_info("# on the hook after about %d ms\n", i * 20);
-	KPT_EXPECT_EQ(*next, orig);
+	kunit_info(test, "on the hook after about %d ms\n", i * 20);
+	KUNIT_EXPECT_EQ(test, *next, orig);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(h.pre, 2);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);
 	unregister_kprobe(&kin);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed + kin.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, kp.nmissed + kin.nmissed, 0);
 }
 #else
 #define KPT_NO_CARRIERS \
@@ -488,14 +479,14 @@ int t_carrier_region_probe(void)
 #define KPT_NO_ARCH_CARRIERS \
 	"this boot: no carriers (CONFIG_KPROBE_CARRIERS: not on this arch)"
 
-int t_carrier_none(void)
+void t_carrier_none(struct kunit *test)
 {
 	if (upstream)
-		return KPT_SKIP_BECAUSE(KPT_NO_CARRIERS);
+		kunit_skip(test, KPT_NO_CARRIERS);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	if (!IS_ENABLED(CONFIG_OPTPROBES))
-		return KPT_SKIP_BECAUSE(KPT_NO_OPT_CARRIERS);
-	return KPT_SKIP_BECAUSE(KPT_NO_ARCH_CARRIERS);
+		kunit_skip(test, KPT_NO_OPT_CARRIERS);
+	kunit_skip(test, KPT_NO_ARCH_CARRIERS);
 }
 #endif /* KPROBES_ANEW && CONFIG_KPROBE_CARRIERS */

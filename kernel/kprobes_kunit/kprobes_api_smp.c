@@ -86,8 +86,10 @@ static struct task_struct *hammer_start(int cpu)
 static atomic_t registrar_rounds;
 static DECLARE_COMPLETION(registrar_done);
 
-static int registrar_fn(void *unused)
+/* a thread of the case's: its failures are the case's (KUnit's test) */
+static int registrar_fn(void *data)
 {
+	struct kunit *test = data;
 	static struct kprobe kp[2];
 	static struct kretprobe rp;
 	int round;
@@ -105,14 +107,14 @@ static int registrar_fn(void *unused)
 		memset(&rp, 0, sizeof(rp));
 		rp.kp.addr = (kprobe_opcode_t *)kpt_target;
 		rp.handler = hammer_ret;
-		if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
+		if (!KPT_CHECK_EQ(test, register_kprobes(kps, 2), 0))
 			break;
-		if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kretprobe(&rp), 0)) {
 			unregister_kprobes(kps, 2);
 			break;
 		}
 		if (round & 1)
-			KPT_EXPECT_EQ(disable_kprobe(&kp[1]), 0);
+			KUNIT_EXPECT_EQ(test, disable_kprobe(&kp[1]), 0);
 		usleep_range(200, 400);
 		unregister_kretprobe(&rp);
 		unregister_kprobes(kps, 2);
@@ -123,7 +125,7 @@ static int registrar_fn(void *unused)
 	return 0;
 }
 
-int t_concurrent_hits_while_registering(void)
+void t_concurrent_hits_while_registering(struct kunit *test)
 {
 	struct task_struct *t, *r;
 	int cpu, seen = 0, stalled_at = -1;
@@ -131,16 +133,15 @@ int t_concurrent_hits_while_registering(void)
 
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	atomic_set(&registrar_rounds, 0);
 	reinit_completion(&registrar_done);
 	t = hammer_start(cpu);
-	if (!KPT_EXPECT(!IS_ERR(t)))
-		return 1;
-	r = kthread_run(registrar_fn, NULL, "kpt_registrar");
-	if (!KPT_EXPECT(!IS_ERR(r))) {
+	KUNIT_ASSERT_TRUE(test, !IS_ERR(t));
+	r = kthread_run(registrar_fn, test, "kpt_registrar");
+	if (!KPT_CHECK(test, !IS_ERR(r))) {
 		kthread_stop(t);
-		return 1;
+		return;
 	}
 
 	/* a stall: no round ends for KPT_STALL_S while the hammer runs */
@@ -157,21 +158,20 @@ int t_concurrent_hits_while_registering(void)
 	t0 = jiffies;
 	kthread_stop(t);
 	wait_for_completion(&registrar_done);
-	pr_info("# %d calls on CPU%d, %d handler hits, %d bad results, %d rounds\n",
-		atomic_read(&hammer_calls), cpu, atomic_read(&hammer_hits),
-		atomic_read(&hammer_errors), atomic_read(&registrar_rounds));
+	kunit_info(test, "%d calls on CPU%d, %d handler hits, %d bad results, %d rounds\n",
+		   atomic_read(&hammer_calls), cpu, atomic_read(&hammer_hits),
+		   atomic_read(&hammer_errors), atomic_read(&registrar_rounds));
 	if (stalled_at >= 0) {
-		pr_info("# round %d stalled for %d s while the hammer ran; it went on %u ms after the hammer stopped\n",
-			stalled_at, KPT_STALL_S, jiffies_to_msecs(jiffies - t0));
+		kunit_info(test, "round %d stalled for %d s while the hammer ran; it went on %u ms after the hammer stopped\n",
+			   stalled_at, KPT_STALL_S, jiffies_to_msecs(jiffies - t0));
 		if (upstream && IS_ENABLED(CONFIG_PREEMPTION))
-			return KPT_SKIP_BECAUSE(KPT_UPSTREAM_STALL);
+			kunit_skip(test, KPT_UPSTREAM_STALL);
 	}
-	KPT_EXPECT_EQ(stalled_at, -1);
-	KPT_EXPECT_EQ(atomic_read(&registrar_rounds), 50);
-	KPT_EXPECT(atomic_read(&hammer_calls) > 0);
-	KPT_EXPECT(atomic_read(&hammer_hits) > 0);
-	KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, stalled_at, -1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&registrar_rounds), 50);
+	KUNIT_EXPECT_TRUE(test, atomic_read(&hammer_calls) > 0);
+	KUNIT_EXPECT_TRUE(test, atomic_read(&hammer_hits) > 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_errors), 0);
 }
 
 /*
@@ -182,7 +182,7 @@ int t_concurrent_hits_while_registering(void)
  * both all along, every call returns its result, no handler runs once
  * the unregistration has returned, and the bytes are the original ones.
  */
-int t_batch_unregister_optimized(void)
+void t_batch_unregister_optimized(struct kunit *test)
 {
 #ifdef KPROBES_ANEW
 	u8 *addr[2] = { (u8 *)kpt_asm_mov,
@@ -195,7 +195,7 @@ int t_batch_unregister_optimized(void)
 
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
 	    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		want = 2;
@@ -216,29 +216,28 @@ int t_batch_unregister_optimized(void)
 		}
 		kp[0].addr = (kprobe_opcode_t *)kpt_asm_mov;
 		kp[1].addr = (kprobe_opcode_t *)call_target;
-		if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
-			return 1;
+		KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
 		/* before the hammer: a busy thread would hold the optimizer off */
 		wait_for_kprobe_optimizer();
 		nopt = kprobe_optimized(&kp[0]) + kprobe_optimized(&kp[1]);
 		t = hammer_start(cpu);
-		if (!KPT_EXPECT(!IS_ERR(t))) {
+		if (!KPT_CHECK(test, !IS_ERR(t))) {
 			unregister_kprobes(kps, 2);
-			return 1;
+			return;
 		}
 		msleep(20);
 		unregister_kprobes(kps, 2);
 		hits = atomic_read(&hammer_hits);
 		msleep(20);
-		KPT_EXPECT_EQ(atomic_read(&hammer_hits), hits);
+		KUNIT_EXPECT_EQ(test, atomic_read(&hammer_hits), hits);
 		kthread_stop(t);
-		pr_info("# round %d: %d of 2 optimized; %d calls on CPU%d, %d hits, %d bad results\n",
-			round, nopt, atomic_read(&hammer_calls), cpu, hits,
-			atomic_read(&hammer_errors));
+		kunit_info(test, "round %d: %d of 2 optimized; %d calls on CPU%d, %d hits, %d bad results\n",
+			   round, nopt, atomic_read(&hammer_calls), cpu, hits,
+			   atomic_read(&hammer_errors));
 		if (KPT_JUMPS_EXPECTED)
-			KPT_EXPECT_EQ(nopt, want);
-		KPT_EXPECT(hits > 0);
-		KPT_EXPECT_EQ(atomic_read(&hammer_errors), 0);
+			KUNIT_EXPECT_EQ(test, nopt, want);
+		KUNIT_EXPECT_TRUE(test, hits > 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&hammer_errors), 0);
 		/*
 		 * The jump in kpt_asm() is undone by the time unregistration
 		 * returned.  Where kpt_target()'s probe had no carrier (none
@@ -248,15 +247,14 @@ int t_batch_unregister_optimized(void)
 		for (i = 0; i < 50 && memcmp(addr[1], orig[1], sizeof(orig[1])); i++)
 			msleep(20);
 		for (i = 0; i < 2; i++) {
-			if (!KPT_EXPECT(!memcmp(addr[i], orig[i], sizeof(orig[i]))))
-				pr_info("# %ps: %*ph, was %*ph\n", addr[i],
-					(int)sizeof(orig[i]), addr[i],
-					(int)sizeof(orig[i]), orig[i]);
+			if (!KPT_CHECK(test, !memcmp(addr[i], orig[i], sizeof(orig[i]))))
+				kunit_info(test, "%ps: %*ph, was %*ph\n", addr[i],
+					   (int)sizeof(orig[i]), addr[i],
+					   (int)sizeof(orig[i]), orig[i]);
 		}
 	}
-	return kpt_failed;
 #else
-	return KPT_SKIP_BECAUSE("upstream does not export wait_for_kprobe_optimizer()");
+	kunit_skip(test, "upstream does not export wait_for_kprobe_optimizer()");
 #endif
 }
 
@@ -317,25 +315,21 @@ static void join_post_h(struct kprobe *p, struct pt_regs *regs,
 	atomic_inc(&join_post);
 }
 
-static int post_joins_pre_only_walk(void);
+static void post_joins_pre_only_walk(struct kunit *test);
 
 /*
  * On the ftrace hook (carriers off), whose callback runs with interrupts
  * as the caller had them: an optimized carrier's detour runs with them
  * off, and the registration's text update would wait for the held walk.
  */
-int t_post_joins_pre_only_walk(void)
+void t_post_joins_pre_only_walk(struct kunit *test)
 {
-	int ret;
-
-	if (!KPT_EXPECT_EQ(kpt_set_carriers(0), 0))
-		return 1;
-	ret = post_joins_pre_only_walk();
-	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
-	return ret ?: kpt_failed;
+	KUNIT_ASSERT_EQ(test, kpt_set_carriers(0), 0);
+	post_joins_pre_only_walk(test);
+	KUNIT_EXPECT_EQ(test, kpt_set_carriers(1), 0);
 }
 
-static int post_joins_pre_only_walk(void)
+static void post_joins_pre_only_walk(struct kunit *test)
 {
 	struct kprobe *kp = join_site, *kps[2] = { &kp[0], &kp[1] };
 	struct task_struct *t = NULL;
@@ -348,11 +342,15 @@ static int post_joins_pre_only_walk(void)
 	 * one: WARN in disarm_kprobe_ftrace(), then a fault (as
 	 * t_ftrace_ops_switch() sees).
 	 */
-	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream WARNs, then faults (not run)");
+	if (upstream) {
+		kunit_mark_skipped(test, "upstream WARNs, then faults (not run)");
+		return;
+	}
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+	if (cpu >= nr_cpu_ids) {
+		kunit_mark_skipped(test, "this boot: needs 2 online CPUs");
+		return;
+	}
 	/* two pre-only probes on kpt_target()'s entry: a pre-only site */
 	init_probe(&kp[0]);
 	kp[0].addr = (kprobe_opcode_t *)call_target;
@@ -360,8 +358,8 @@ static int post_joins_pre_only_walk(void)
 	init_probe(&kp[1]);
 	kp[1].addr = (kprobe_opcode_t *)call_target;
 	kp[1].pre_handler = hammer_pre;
-	if (!KPT_EXPECT_EQ(register_kprobes(kps, 2), 0))
-		return 1;
+	if (!KPT_CHECK_EQ(test, register_kprobes(kps, 2), 0))
+		return;
 	atomic_set(&join_pre, 0);
 	atomic_set(&join_post, 0);
 	atomic_set(&join_held, 0);
@@ -375,7 +373,7 @@ static int post_joins_pre_only_walk(void)
 		 */
 		msleep(600);
 		t = hammer_start(cpu);
-		if (!KPT_EXPECT(!IS_ERR(t)))
+		if (!KPT_CHECK(test, !IS_ERR(t)))
 			break;
 		/* the hammer is in its loop, hitting the site */
 		until = jiffies + HZ;
@@ -390,7 +388,7 @@ static int post_joins_pre_only_walk(void)
 		WRITE_ONCE(join_armed, true);
 		/* let the hammer's next hit take the spin before the join */
 		usleep_range(5000, 6000);
-		if (!KPT_EXPECT_EQ(register_kprobe(&join_kp), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kprobe(&join_kp), 0)) {
 			kthread_stop(t);
 			break;
 		}
@@ -407,18 +405,18 @@ static int post_joins_pre_only_walk(void)
 	}
 	unregister_kprobes(kps, 2);
 	held = atomic_read(&join_held);
-	pr_info("# %d rounds, %d walks held across the join; the joining probe: %d pre, %d post\n",
-		round, held, atomic_read(&join_pre), atomic_read(&join_post));
-	KPT_EXPECT_EQ(round, 5);
-	KPT_EXPECT_EQ(atomic_read(&join_pre), atomic_read(&join_post));
-	KPT_EXPECT(atomic_read(&join_post) > 0);
+	kunit_info(test, "%d rounds, %d walks held across the join; the joining probe: %d pre, %d post\n",
+		   round, held, atomic_read(&join_pre), atomic_read(&join_post));
+	if (!KPT_CHECK_EQ(test, round, 5) ||
+	    !KPT_CHECK_EQ(test, atomic_read(&join_pre), atomic_read(&join_post)) ||
+	    !KPT_CHECK(test, atomic_read(&join_post) > 0))
+		return;
 	/*
 	 * The race was there to lose only if a walk was held across the
 	 * join.  Some boots hold none in all five rounds (the registration
 	 * then waits out every hold: something it needs first, an IPI or a
 	 * grace period, waits for the held CPU); say so rather than pass.
 	 */
-	if (!kpt_failed && !held)
-		return KPT_SKIP_BECAUSE("this boot: no walk could be held across the join");
-	return kpt_failed;
+	if (!held)
+		kunit_mark_skipped(test, "this boot: no walk could be held across the join");
 }

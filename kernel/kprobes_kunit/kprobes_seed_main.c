@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobes_seed: the parts of the seed API that upstream dropped and this
- * series brings back, as a kernel module whose init runs every case and
- * prints KTAP: jprobes (struct jprobe, register/unregister/enable/disable,
- * jprobe_return()) and kprobe::fault_handler.  Stock 6.12 has neither, so
- * built against it this module only reports that it is skipped.
+ * series brings back, as KUnit suites: jprobes (struct jprobe,
+ * register/unregister/enable/disable, jprobe_return()) and
+ * kprobe::fault_handler.  Stock 6.12 has neither: built against it, every
+ * case reports a skip.
  *
  * Targets come in pairs: kps_argsN() is a C function with an fentry site
  * (a jprobe there goes through ftrace), kps_argsN_nt() the same without
@@ -26,7 +26,7 @@
 #include <linux/uaccess.h>
 #include <asm/trapnr.h>
 
-#include "kpt_ktap.h"
+#include "kprobes_kunit.h"
 #include "kprobes_seed_targets.h"
 
 #ifdef KPROBES_ANEW
@@ -201,7 +201,7 @@ static long j_args10_plain(ARGS10)
 
 /* ---- jprobes: arguments, results, context ---------------------------- */
 
-static int jprobe_args10(int which)
+static void jprobe_args10(struct kunit *test, int which)
 {
 	struct jprobe jp;
 	int i;
@@ -209,34 +209,33 @@ static int jprobe_args10(int which)
 	init_values();
 	init_jprobe(&jp, call10[which], j_args10);
 	reset();
-	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
-		return 1;
+	if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0))
+		return;
 	/* without kprobes on ftrace the entry site is an int3 like the other */
-	KPT_EXPECT_EQ(kprobe_ftrace(&jp.kp),
-		      which == 0 && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE));
-	KPT_EXPECT_EQ(c10(which), want10());
-	KPT_EXPECT_EQ(c10(which), want10());
+	KUNIT_EXPECT_EQ(test, kprobe_ftrace(&jp.kp),
+			which == 0 && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE));
+	KUNIT_EXPECT_EQ(test, c10(which), want10());
+	KUNIT_EXPECT_EQ(test, c10(which), want10());
 	unregister_jprobe(&jp);
-	KPT_EXPECT_EQ(h.hits, 2);
+	KUNIT_EXPECT_EQ(test, h.hits, 2);
 	for (i = 0; i < 10; i++)
-		KPT_EXPECT_EQ(h.args[i], v10[i]);
-	KPT_EXPECT(h.irqs_off);
-	KPT_EXPECT(h.preempt_off);
-	KPT_EXPECT_EQ(jp.kp.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, h.args[i], v10[i]);
+	KUNIT_EXPECT_TRUE(test, h.irqs_off);
+	KUNIT_EXPECT_TRUE(test, h.preempt_off);
+	KUNIT_EXPECT_EQ(test, jp.kp.nmissed, 0);
 	/* unregistered: the function alone */
-	KPT_EXPECT_EQ(c10(which), want10());
-	KPT_EXPECT_EQ(h.hits, 2);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, c10(which), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 2);
 }
 
-static int t_jprobe_args_ftrace(void)
+static void t_jprobe_args_ftrace(struct kunit *test)
 {
-	return jprobe_args10(0);
+	jprobe_args10(test, 0);
 }
 
-static int t_jprobe_args_int3(void)
+static void t_jprobe_args_int3(struct kunit *test)
 {
-	return jprobe_args10(1);
+	jprobe_args10(test, 1);
 }
 
 /*
@@ -244,7 +243,7 @@ static int t_jprobe_args_int3(void)
  * that JPROBE_MAX_STACK_SIZE (the return address and 15 words) mirrors;
  * on i386 3 and 18, within its 31 words.
  */
-static int t_jprobe_stack_bound(void)
+static void t_jprobe_stack_bound(struct kunit *test)
 {
 	long want = 0, got;
 	struct jprobe jp;
@@ -259,22 +258,20 @@ static int t_jprobe_stack_bound(void)
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call21[which], j_args21);
 		reset();
-		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
-			return 1;
+		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
 		got = call21[which](107, 207, 307, 407, 507, 607, 707, 807,
 				    907, 1007, 1107, 1207, 1307, 1407, 1507,
 				    1607, 1707, 1807, 1907, 2007, 2107);
 		unregister_jprobe(&jp);
-		pr_info("# %s site\n", site_name[which]);
-		KPT_EXPECT_EQ(got, want);
-		KPT_EXPECT_EQ(h.hits, 1);
+		kunit_info(test, "%s site\n", site_name[which]);
+		KUNIT_EXPECT_EQ(test, got, want);
+		KUNIT_EXPECT_EQ(test, h.hits, 1);
 		for (i = 0; i < 21; i++)
-			KPT_EXPECT_EQ(h.args[i], 100L * (i + 1) + 7);
+			KUNIT_EXPECT_EQ(test, h.args[i], 100L * (i + 1) + 7);
 	}
-	return kpt_failed;
 }
 
-static int t_jprobe_handler_returns(void)
+static void t_jprobe_handler_returns(struct kunit *test)
 {
 	struct jprobe jp;
 	int which;
@@ -283,15 +280,13 @@ static int t_jprobe_handler_returns(void)
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call10[which], j_args10_plain);
 		reset();
-		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
-			return 1;
-		KPT_EXPECT_EQ(c10(which), want10());
+		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+		KUNIT_EXPECT_EQ(test, c10(which), want10());
 		unregister_jprobe(&jp);
-		KPT_EXPECT_EQ(h.hits, 1);
-		KPT_EXPECT_EQ(h.args[0], v10[0]);
-		KPT_EXPECT_EQ(h.args[9], v10[9]);
+		KUNIT_EXPECT_EQ(test, h.hits, 1);
+		KUNIT_EXPECT_EQ(test, h.args[0], v10[0]);
+		KUNIT_EXPECT_EQ(test, h.args[9], v10[9]);
 	}
-	return kpt_failed;
 }
 
 /* ---- jprobes among other probes ------------------------------------- */
@@ -342,7 +337,7 @@ static int r_return(struct kretprobe_instance *ri, struct pt_regs *regs)
  * handler runs, in registration order, the post_handler after the last
  * pre_handler, the kretprobe's handler at the return.
  */
-static int t_jprobe_with_kprobe_and_kretprobe(void)
+static void t_jprobe_with_kprobe_and_kretprobe(struct kunit *test)
 {
 	struct jprobe j1, j3;
 	struct kprobe k2;
@@ -362,26 +357,24 @@ static int t_jprobe_with_kprobe_and_kretprobe(void)
 		r4.handler = r_return;
 		r4.maxactive = 4;
 		reset();
-		if (!KPT_EXPECT_EQ(register_jprobe(&j1), 0))
-			return 1;
-		KPT_EXPECT_EQ(register_kprobe(&k2), 0);
-		KPT_EXPECT_EQ(register_jprobe(&j3), 0);
-		KPT_EXPECT_EQ(register_kretprobe(&r4), 0);
-		KPT_EXPECT_EQ(c10(which), want10());
+		KUNIT_ASSERT_EQ(test, register_jprobe(&j1), 0);
+		KUNIT_EXPECT_EQ(test, register_kprobe(&k2), 0);
+		KUNIT_EXPECT_EQ(test, register_jprobe(&j3), 0);
+		KUNIT_EXPECT_EQ(test, register_kretprobe(&r4), 0);
+		KUNIT_EXPECT_EQ(test, c10(which), want10());
 		unregister_kretprobe(&r4);
 		unregister_jprobe(&j3);
 		unregister_kprobe(&k2);
 		unregister_jprobe(&j1);
-		pr_info("# %s site\n", site_name[which]);
-		KPT_EXPECT_EQ(h.norder, 6);
+		kunit_info(test, "%s site\n", site_name[which]);
+		KUNIT_EXPECT_EQ(test, h.norder, 6);
 		for (i = 0; i < 6; i++)
-			KPT_EXPECT_EQ(h.order[i], i + 1);
-		KPT_EXPECT_EQ(h.args[0], v10[0]);
-		KPT_EXPECT_EQ(h.args[9], v10[9]);
-		KPT_EXPECT_EQ(h.load_result, want10());
-		KPT_EXPECT_EQ(r4.nmissed, 0);
+			KUNIT_EXPECT_EQ(test, h.order[i], i + 1);
+		KUNIT_EXPECT_EQ(test, h.args[0], v10[0]);
+		KUNIT_EXPECT_EQ(test, h.args[9], v10[9]);
+		KUNIT_EXPECT_EQ(test, h.load_result, want10());
+		KUNIT_EXPECT_EQ(test, r4.nmissed, 0);
 	}
-	return kpt_failed;
 }
 
 /*
@@ -391,7 +384,7 @@ static int t_jprobe_with_kprobe_and_kretprobe(void)
  * with the function's arguments, and the probe alone goes on after the
  * jprobe leaves.
  */
-static int t_jprobe_joins_lone_entry(void)
+static void t_jprobe_joins_lone_entry(struct kunit *test)
 {
 	struct jprobe jp;
 	struct kprobe kp;
@@ -402,30 +395,28 @@ static int t_jprobe_joins_lone_entry(void)
 	kp.pre_handler = k_second;
 	init_jprobe(&jp, call10[0], j_args10);
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	if (!kp.site->carry.carrier) {
 		unregister_kprobe(&kp);
-		return KPT_SKIP_BECAUSE("this boot: the entry probe got no carrier");
+		kunit_skip(test, "this boot: the entry probe got no carrier");
 	}
-	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0)) {
+	if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0)) {
 		unregister_kprobe(&kp);
-		return 1;
+		return;
 	}
-	KPT_EXPECT(!kp.site->carry.carrier);		/* moved onto the hook */
-	KPT_EXPECT(kprobe_ftrace(&jp.kp));
-	KPT_EXPECT_EQ(c10(0), want10());
-	KPT_EXPECT_EQ(c10(0), want10());
+	KUNIT_EXPECT_TRUE(test, !kp.site->carry.carrier);		/* moved onto the hook */
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&jp.kp));
+	KUNIT_EXPECT_EQ(test, c10(0), want10());
+	KUNIT_EXPECT_EQ(test, c10(0), want10());
 	unregister_jprobe(&jp);
-	KPT_EXPECT_EQ(c10(0), want10());
+	KUNIT_EXPECT_EQ(test, c10(0), want10());
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.hits, 2);
+	KUNIT_EXPECT_EQ(test, h.hits, 2);
 	for (i = 0; i < 10; i++)
-		KPT_EXPECT_EQ(h.args[i], v10[i]);
-	KPT_EXPECT_EQ(h.norder, 3);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
-	KPT_EXPECT_EQ(jp.kp.nmissed, 0);
-	return kpt_failed;
+		KUNIT_EXPECT_EQ(test, h.args[i], v10[i]);
+	KUNIT_EXPECT_EQ(test, h.norder, 3);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, jp.kp.nmissed, 0);
 }
 
 /* a jprobe handler calling a jprobed function: that one only counts */
@@ -444,7 +435,7 @@ static long j_inner(long x)
 	return 0;
 }
 
-static int t_jprobe_nested_nmissed(void)
+static void t_jprobe_nested_nmissed(struct kunit *test)
 {
 	struct jprobe outer, inner;
 	int which;
@@ -454,95 +445,89 @@ static int t_jprobe_nested_nmissed(void)
 		init_jprobe(&outer, call10[which], j_calls_inner);
 		init_jprobe(&inner, call_inner, j_inner);
 		reset();
-		if (!KPT_EXPECT_EQ(register_jprobe(&outer), 0))
-			return 1;
-		KPT_EXPECT_EQ(register_jprobe(&inner), 0);
-		KPT_EXPECT_EQ(c10(which), want10());
-		KPT_EXPECT_EQ(h.hits, 1);
-		KPT_EXPECT_EQ(h.inner_result, v10[0] * 3 + 1);
-		KPT_EXPECT_EQ(h.norder, 0);
-		KPT_EXPECT_EQ(inner.kp.nmissed, 1);
+		KUNIT_ASSERT_EQ(test, register_jprobe(&outer), 0);
+		KUNIT_EXPECT_EQ(test, register_jprobe(&inner), 0);
+		KUNIT_EXPECT_EQ(test, c10(which), want10());
+		KUNIT_EXPECT_EQ(test, h.hits, 1);
+		KUNIT_EXPECT_EQ(test, h.inner_result, v10[0] * 3 + 1);
+		KUNIT_EXPECT_EQ(test, h.norder, 0);
+		KUNIT_EXPECT_EQ(test, inner.kp.nmissed, 1);
 		/* called outside a handler, the inner one runs */
-		KPT_EXPECT_EQ(call_inner(5), 16);
-		KPT_EXPECT_EQ(h.norder, 1);
+		KUNIT_EXPECT_EQ(test, call_inner(5), 16);
+		KUNIT_EXPECT_EQ(test, h.norder, 1);
 		unregister_jprobe(&inner);
 		unregister_jprobe(&outer);
-		KPT_EXPECT_EQ(outer.kp.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, outer.kp.nmissed, 0);
 	}
-	return kpt_failed;
 }
 
 /* ---- jprobes: the API's edges ---------------------------------------- */
 
-static int t_jprobe_bad_input(void)
+static void t_jprobe_bad_input(struct kunit *test)
 {
 	struct jprobe jp;
 
 	init_values();
-	KPT_EXPECT_EQ(register_jprobe(NULL), -EINVAL);
-	KPT_EXPECT_EQ(register_jprobes(NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobe(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobes(NULL, 1), -EINVAL);
 
 	init_jprobe(&jp, call10[1], NULL);		/* no handler */
-	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
 
 	/* an instruction boundary, but not an entry */
 	init_jprobe(&jp, (char *)call_load + kps_load_resume_off, j_args10);
-	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
-	KPT_EXPECT(!jp.kp.pre_handler);			/* left as it was */
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, !jp.kp.pre_handler);			/* left as it was */
 
 	init_jprobe(&jp, NULL, j_args10);
 	jp.kp.symbol_name = "kps_no_such_function";
-	KPT_EXPECT_EQ(register_jprobe(&jp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -ENOENT);
 
 	init_jprobe(&jp, call10[1], j_args10);
 	jp.kp.symbol_name = "kps_args10_nt";		/* and an addr */
-	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
 
 	/* never registered: unregister and enable leave it alone */
 	init_jprobe(&jp, call10[1], j_args10);
 	unregister_jprobe(&jp);
-	KPT_EXPECT_EQ(enable_jprobe(&jp), -EINVAL);
-	KPT_EXPECT_EQ(disable_jprobe(&jp), -EINVAL);
-	KPT_EXPECT(!jp.kp.pre_handler);
-	KPT_EXPECT(list_empty(&jp.kp.list));
+	KUNIT_EXPECT_EQ(test, enable_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, !jp.kp.pre_handler);
+	KUNIT_EXPECT_TRUE(test, list_empty(&jp.kp.list));
 
 	/* twice: refused, and the first registration still works */
 	reset();
-	if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
-		return 1;
-	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
-	KPT_EXPECT_EQ(c10(1), want10());
-	KPT_EXPECT_EQ(h.hits, 1);
+	KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c10(1), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 1);
 	unregister_jprobe(&jp);
 	unregister_jprobe(&jp);				/* harmless */
-	KPT_EXPECT_EQ(c10(1), want10());
-	KPT_EXPECT_EQ(h.hits, 1);
+	KUNIT_EXPECT_EQ(test, c10(1), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 1);
 
 	/* its kprobe on its own: a plain probe, no handler of the jprobe */
-	if (!KPT_EXPECT_EQ(register_kprobe(&jp.kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(c10(1), want10());
-	KPT_EXPECT_EQ(h.hits, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&jp.kp), 0);
+	KUNIT_EXPECT_EQ(test, c10(1), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 1);
 	unregister_kprobe(&jp.kp);
 
 	/* its kprobe registered as a plain probe: refused, handlers kept */
 	init_jprobe(&jp, call10[1], j_args10);
 	jp.kp.pre_handler = k_second;
-	if (!KPT_EXPECT_EQ(register_kprobe(&jp.kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(register_jprobe(&jp), -EINVAL);
-	KPT_EXPECT(jp.kp.pre_handler == k_second);
-	KPT_EXPECT_EQ(c10(1), want10());
+	KUNIT_ASSERT_EQ(test, register_kprobe(&jp.kp), 0);
+	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, jp.kp.pre_handler == k_second);
+	KUNIT_EXPECT_EQ(test, c10(1), want10());
 	unregister_kprobe(&jp.kp);
-	KPT_EXPECT_EQ(h.hits, 1);
-	KPT_EXPECT_EQ(h.norder, 1);
+	KUNIT_EXPECT_EQ(test, h.hits, 1);
+	KUNIT_EXPECT_EQ(test, h.norder, 1);
 
 	/* jprobe_return() outside a handler: a warning, and it returns */
 	jprobe_return();
-	return kpt_failed;
 }
 
-static int t_jprobe_batch_and_disable(void)
+static void t_jprobe_batch_and_disable(struct kunit *test)
 {
 	struct jprobe a, b, *jps[2] = { &a, &b };
 
@@ -550,26 +535,24 @@ static int t_jprobe_batch_and_disable(void)
 	init_jprobe(&a, call10[0], j_args10);
 	init_jprobe(&b, call10[1], j_args10);
 	reset();
-	if (!KPT_EXPECT_EQ(register_jprobes(jps, 2), 0))
-		return 1;
-	KPT_EXPECT_EQ(c10(0) + c10(1), 2 * want10());
-	KPT_EXPECT_EQ(h.hits, 2);
-	KPT_EXPECT_EQ(disable_jprobe(&a), 0);
-	KPT_EXPECT_EQ(c10(0) + c10(1), 2 * want10());
-	KPT_EXPECT_EQ(h.hits, 3);
-	KPT_EXPECT_EQ(enable_jprobe(&a), 0);
-	KPT_EXPECT_EQ(c10(0), want10());
-	KPT_EXPECT_EQ(h.hits, 4);
+	KUNIT_ASSERT_EQ(test, register_jprobes(jps, 2), 0);
+	KUNIT_EXPECT_EQ(test, c10(0) + c10(1), 2 * want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 2);
+	KUNIT_EXPECT_EQ(test, disable_jprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, c10(0) + c10(1), 2 * want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 3);
+	KUNIT_EXPECT_EQ(test, enable_jprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, c10(0), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 4);
 	unregister_jprobes(jps, 2);
-	KPT_EXPECT_EQ(c10(0) + c10(1), 2 * want10());
-	KPT_EXPECT_EQ(h.hits, 4);
+	KUNIT_EXPECT_EQ(test, c10(0) + c10(1), 2 * want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 4);
 
 	/* a batch with a bad entry registers none */
 	b.entry = NULL;
-	KPT_EXPECT_EQ(register_jprobes(jps, 2), -EINVAL);
-	KPT_EXPECT_EQ(c10(0), want10());
-	KPT_EXPECT_EQ(h.hits, 4);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, register_jprobes(jps, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c10(0), want10());
+	KUNIT_EXPECT_EQ(test, h.hits, 4);
 }
 
 /* ---- jprobes: unregister while a handler runs on another CPU -------- */
@@ -599,14 +582,14 @@ static int slow_caller(void *data)
 	return 0;
 }
 
-static int t_jprobe_unregister_while_running(void)
+static void t_jprobe_unregister_while_running(struct kunit *test)
 {
 	struct task_struct *t;
 	struct jprobe jp;
 	int which, busy, n, tries;
 
 	if (num_online_cpus() < 2)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	init_values();
 	for (which = 0; which < 2; which++) {
 		init_jprobe(&jp, call10[which], j_slow);
@@ -614,12 +597,11 @@ static int t_jprobe_unregister_while_running(void)
 		atomic_set(&handled, 0);
 		atomic_set(&bad_results, 0);
 		WRITE_ONCE(stop_calls, false);
-		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
-			return 1;
+		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
 		t = kthread_create(slow_caller, (void *)(long)which, "kps_caller");
 		if (IS_ERR(t)) {
 			unregister_jprobe(&jp);
-			return 1;
+			return;
 		}
 		kthread_bind(t, cpumask_last(cpu_online_mask));
 		wake_up_process(t);
@@ -630,16 +612,15 @@ static int t_jprobe_unregister_while_running(void)
 		busy = atomic_read(&in_handler);
 		n = atomic_read(&handled);
 		msleep(20);
-		pr_info("# %s site: %d handler runs before unregister\n",
-			site_name[which], n);
-		KPT_EXPECT(n >= 20);
-		KPT_EXPECT_EQ(busy, 0);
-		KPT_EXPECT_EQ(atomic_read(&handled), n);
+		kunit_info(test, "%s site: %d handler runs before unregister\n",
+			   site_name[which], n);
+		KUNIT_EXPECT_TRUE(test, n >= 20);
+		KUNIT_EXPECT_EQ(test, busy, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&handled), n);
 		WRITE_ONCE(stop_calls, true);
 		kthread_stop(t);
-		KPT_EXPECT_EQ(atomic_read(&bad_results), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&bad_results), 0);
 	}
-	return kpt_failed;
 }
 
 /* ---- fault_handler --------------------------------------------------- */
@@ -675,8 +656,8 @@ static int pre_faults_nofault(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static int fault_case(int which, long *ptr, bool fixes,
-		      kprobe_pre_handler_t pre, int trapnr)
+static void fault_case(struct kunit *test, int which, long *ptr, bool fixes,
+		       kprobe_pre_handler_t pre, int trapnr)
 {
 	struct kprobe kp;
 
@@ -687,64 +668,56 @@ static int fault_case(int which, long *ptr, bool fixes,
 	fault_ptr = ptr;
 	fault_fixes = fixes;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(c10(which), want10());
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
+		return;
+	KUNIT_EXPECT_EQ(test, c10(which), want10());
 	unregister_kprobe(&kp);
-	pr_info("# %s site, trap %d\n", site_name[which], trapnr);
-	KPT_EXPECT_EQ(h.hits, 1);
-	KPT_EXPECT_EQ(h.faults, 1);
-	KPT_EXPECT_EQ(h.trapnr, trapnr);
-	KPT_EXPECT_EQ(h.load_result, -EFAULT);
-	return kpt_failed;
+	kunit_info(test, "%s site, trap %d\n", site_name[which], trapnr);
+	KUNIT_EXPECT_EQ(test, h.hits, 1);
+	KUNIT_EXPECT_EQ(test, h.faults, 1);
+	KUNIT_EXPECT_EQ(test, h.trapnr, trapnr);
+	KUNIT_EXPECT_EQ(test, h.load_result, -EFAULT);
 }
 
 #ifdef CONFIG_X86_64
 /* a non-canonical pointer: #GP */
-static int t_fault_handler_gp(void)
+static void t_fault_handler_gp(struct kunit *test)
 {
 	long *bad = (long *)0xdead000000000000UL;
 
-	fault_case(0, bad, true, pre_faults, X86_TRAP_GP);
-	fault_case(1, bad, true, pre_faults, X86_TRAP_GP);
-	return kpt_failed;
+	fault_case(test, 0, bad, true, pre_faults, X86_TRAP_GP);
+	fault_case(test, 1, bad, true, pre_faults, X86_TRAP_GP);
 }
 #else
-static int t_fault_handler_gp(void)
+static void t_fault_handler_gp(struct kunit *test)
 {
-	return KPT_SKIP_BECAUSE("32-bit x86 has no non-canonical address to #GP on");
+	kunit_skip(test, "32-bit x86 has no non-canonical address to #GP on");
 }
 #endif
 
 /* the guard page after a vmalloc area, and a user address: #PF */
-static int t_fault_handler_pf(void)
+static void t_fault_handler_pf(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
-	if (!KPT_EXPECT(area))
-
-		return 1;
-	fault_case(0, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
-	fault_case(1, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
-	fault_case(1, (long *)0x10, true, pre_faults, X86_TRAP_PF);
+	KUNIT_ASSERT_TRUE(test, area);
+	fault_case(test, 0, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
+	fault_case(test, 1, (long *)(area + PAGE_SIZE), true, pre_faults, X86_TRAP_PF);
+	fault_case(test, 1, (long *)0x10, true, pre_faults, X86_TRAP_PF);
 	vfree(area);
-	return kpt_failed;
 }
 
 /* it declines (0): the access's own exception-table fixup applies */
-static int t_fault_handler_declines(void)
+static void t_fault_handler_declines(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
-	if (!KPT_EXPECT(area))
-
-		return 1;
-	fault_case(0, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
+	KUNIT_ASSERT_TRUE(test, area);
+	fault_case(test, 0, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
 		   X86_TRAP_PF);
-	fault_case(1, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
+	fault_case(test, 1, (long *)(area + PAGE_SIZE), false, pre_faults_nofault,
 		   X86_TRAP_PF);
 	vfree(area);
-	return kpt_failed;
 }
 
 /* a jprobe's handler faults: the jprobe's fault_handler has it */
@@ -757,15 +730,13 @@ static long j_faults(ARGS10)
 	return 0;
 }
 
-static int t_fault_handler_in_jprobe(void)
+static void t_fault_handler_in_jprobe(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 	struct jprobe jp;
 	int which;
 
-	if (!KPT_EXPECT(area))
-
-		return 1;
+	KUNIT_ASSERT_TRUE(test, area);
 	init_values();
 	fault_ptr = (long *)(area + PAGE_SIZE);
 	fault_fixes = true;
@@ -773,61 +744,78 @@ static int t_fault_handler_in_jprobe(void)
 		init_jprobe(&jp, call10[which], j_faults);
 		jp.kp.fault_handler = fh_record;
 		reset();
-		if (!KPT_EXPECT_EQ(register_jprobe(&jp), 0))
+		if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0))
 			break;
-		KPT_EXPECT_EQ(c10(which), want10());
+		KUNIT_EXPECT_EQ(test, c10(which), want10());
 		unregister_jprobe(&jp);
-		KPT_EXPECT_EQ(h.hits, 1);
-		KPT_EXPECT_EQ(h.faults, 1);
-		KPT_EXPECT_EQ(h.trapnr, X86_TRAP_PF);
-		KPT_EXPECT_EQ(h.load_result, -EFAULT);
-		KPT_EXPECT_EQ(h.args[0], v10[0]);
+		KUNIT_EXPECT_EQ(test, h.hits, 1);
+		KUNIT_EXPECT_EQ(test, h.faults, 1);
+		KUNIT_EXPECT_EQ(test, h.trapnr, X86_TRAP_PF);
+		KUNIT_EXPECT_EQ(test, h.load_result, -EFAULT);
+		KUNIT_EXPECT_EQ(test, h.args[0], v10[0]);
 	}
 	vfree(area);
-	return kpt_failed;
 }
-
-static const struct kpt_case cases[] = {
-	{ "jprobe_args_ftrace", t_jprobe_args_ftrace },
-	{ "jprobe_args_int3", t_jprobe_args_int3 },
-	{ "jprobe_stack_bound", t_jprobe_stack_bound },
-	{ "jprobe_handler_returns", t_jprobe_handler_returns },
-	{ "jprobe_with_kprobe_and_kretprobe", t_jprobe_with_kprobe_and_kretprobe },
-	{ "jprobe_joins_lone_entry", t_jprobe_joins_lone_entry },
-	{ "jprobe_nested_nmissed", t_jprobe_nested_nmissed },
-	{ "jprobe_bad_input", t_jprobe_bad_input },
-	{ "jprobe_batch_and_disable", t_jprobe_batch_and_disable },
-	{ "jprobe_unregister_while_running", t_jprobe_unregister_while_running },
-	{ "fault_handler_gp", t_fault_handler_gp },
-	{ "fault_handler_pf", t_fault_handler_pf },
-	{ "fault_handler_declines", t_fault_handler_declines },
-	{ "fault_handler_in_jprobe", t_fault_handler_in_jprobe },
-};
 
 #else /* stock 6.12 */
 
-static int t_seed_api(void)
+static void t_seed_api(struct kunit *test)
 {
-	return KPT_SKIP_BECAUSE("upstream 6.12 has no jprobes and no fault_handler");
+	kunit_skip(test, "stock 6.12 has no jprobes and no fault_handler");
 }
 
-static const struct kpt_case cases[] = {
-	{ "seed_api", t_seed_api },
-};
+#define t_jprobe_args_ftrace	t_seed_api
+#define t_jprobe_args_int3	t_seed_api
+#define t_jprobe_stack_bound	t_seed_api
+#define t_jprobe_handler_returns	t_seed_api
+#define t_jprobe_with_kprobe_and_kretprobe	t_seed_api
+#define t_jprobe_joins_lone_entry	t_seed_api
+#define t_jprobe_nested_nmissed	t_seed_api
+#define t_jprobe_bad_input	t_seed_api
+#define t_jprobe_batch_and_disable	t_seed_api
+#define t_jprobe_unregister_while_running	t_seed_api
+#define t_fault_handler_gp	t_seed_api
+#define t_fault_handler_pf	t_seed_api
+#define t_fault_handler_declines	t_seed_api
+#define t_fault_handler_in_jprobe	t_seed_api
 
 #endif
 
-static int __init kprobes_seed_init(void)
-{
-	kpt_run_cases(cases, ARRAY_SIZE(cases));
-	return 0;
-}
+/* the same suites and cases on stock 6.12, where each reports a skip */
+static struct kunit_case kprobes_seed_jprobes_cases[] = {
+	KPT_CASE(jprobe_args_ftrace),
+	KPT_CASE(jprobe_args_int3),
+	KPT_CASE(jprobe_stack_bound),
+	KPT_CASE(jprobe_handler_returns),
+	KPT_CASE(jprobe_with_kprobe_and_kretprobe),
+	KPT_CASE(jprobe_joins_lone_entry),
+	KPT_CASE(jprobe_nested_nmissed),
+	KPT_CASE(jprobe_bad_input),
+	KPT_CASE(jprobe_batch_and_disable),
+	KPT_CASE(jprobe_unregister_while_running),
+	{}
+};
 
-static void __exit kprobes_seed_exit(void)
-{
-}
+static struct kunit_suite kprobes_seed_jprobes_suite = {
+	.name = "kprobes_seed_jprobes",
+	.test_cases = kprobes_seed_jprobes_cases,
+};
 
-module_init(kprobes_seed_init);
-module_exit(kprobes_seed_exit);
-MODULE_DESCRIPTION("kprobes: jprobes and fault_handler tests (KTAP)");
+static struct kunit_case kprobes_seed_fault_handler_cases[] = {
+	KPT_CASE(fault_handler_gp),
+	KPT_CASE(fault_handler_pf),
+	KPT_CASE(fault_handler_declines),
+	KPT_CASE(fault_handler_in_jprobe),
+	{}
+};
+
+static struct kunit_suite kprobes_seed_fault_handler_suite = {
+	.name = "kprobes_seed_fault_handler",
+	.test_cases = kprobes_seed_fault_handler_cases,
+};
+
+kunit_test_suites(&kprobes_seed_jprobes_suite,
+		  &kprobes_seed_fault_handler_suite);
+
+MODULE_DESCRIPTION("KUnit tests of jprobes and kprobe::fault_handler");
 MODULE_LICENSE("GPL");

@@ -49,56 +49,57 @@ static int kpt_ipmodify_claim(void *fn)
  * probe with a post_handler is gone an IPMODIFY user may take the
  * function at once.
  */
-static int ftrace_leave_and_return(void)
+static void ftrace_leave_and_return(struct kunit *test)
 {
 	struct kprobe kp1, kp2;
 	int want = 3 * 31 + 4, i;
 
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		kunit_mark_skipped(test, KPT_NO_FTRACE_SITES);
+		return;
+	}
 	for (i = 0; i < 3; i++) {
 		target_probe(&kp1, false);
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
-			return 1;
-		KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
+			return;
+		KUNIT_EXPECT_TRUE(test, kp1.flags & KPROBE_FLAG_FTRACE);
 		reset();
-		KPT_EXPECT_EQ(call_target(3, 4), want);
-		KPT_EXPECT_EQ(h.pre, 1);
+		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, h.pre, 1);
 		unregister_kprobe(&kp1);
-		KPT_EXPECT_EQ(call_target(3, 4), want);
-		KPT_EXPECT_EQ(h.pre, 1);
+		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, h.pre, 1);
 	}
 
 	/* where the plain ops' hook may linger: the IPMODIFY ops, once */
 	target_probe(&kp2, true);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp2), 0))
-		return 1;
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp2), 0))
+		return;
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.post, 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
 	unregister_kprobe(&kp2);
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT(h.pre == 1 && h.post == 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_TRUE(test, h.pre == 1 && h.post == 1);
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
-	KPT_EXPECT_EQ(kpt_ipmodify_claim(kpt_target), 0);
+	KUNIT_EXPECT_EQ(test, kpt_ipmodify_claim(kpt_target), 0);
 #endif
 
 	/* disabled then enabled again, several times */
 	target_probe(&kp1, false);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
-		return 1;
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
+		return;
 	reset();
 	for (i = 0; i < 3; i++) {
-		KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);
-		KPT_EXPECT_EQ(call_target(3, 4), want);
-		KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
-		KPT_EXPECT_EQ(call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, disable_kprobe(&kp1), 0);
+		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, enable_kprobe(&kp1), 0);
+		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
 	}
-	KPT_EXPECT_EQ(h.pre, 3);
+	KUNIT_EXPECT_EQ(test, h.pre, 3);
 	unregister_kprobe(&kp1);
-	KPT_EXPECT_EQ(kp1.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, kp1.nmissed, 0);
 }
 
 /*
@@ -107,20 +108,22 @@ static int ftrace_leave_and_return(void)
  * handler keeps firing across the switches, and the function's result
  * never changes.
  */
-static int ftrace_ops_switch(void)
+static void ftrace_ops_switch(struct kunit *test)
 {
 	struct kprobe kp1, kp2;
 	int want = 3 * 31 + 4;
 
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE)) {
+		kunit_mark_skipped(test, KPT_NO_FTRACE_SITES);
+		return;
+	}
 	target_probe(&kp1, false);
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
-		return 1;
-	KPT_EXPECT(kp1.flags & KPROBE_FLAG_FTRACE);
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
+		return;
+	KUNIT_EXPECT_TRUE(test, kp1.flags & KPROBE_FLAG_FTRACE);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	if (upstream) {
 		/*
 		 * Seen on 6.12: once the post_handler probe has left, disabling
@@ -128,59 +131,59 @@ static int ftrace_ops_switch(void)
 		 * WARN in disarm_kprobe_ftrace) and the kernel faults soon after.
 		 */
 		unregister_kprobe(&kp1);
-		return KPT_SKIP_BECAUSE("upstream WARNs, then faults (not run)");
+		kunit_mark_skipped(test, "upstream WARNs, then faults (not run)");
+		return;
 	}
 
 	target_probe(&kp2, true);		/* to the IPMODIFY ops */
-	if (register_kprobe(&kp2)) {
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp2), 0)) {
 		unregister_kprobe(&kp1);
-		if (!KPT_EXPECT(0))
-			return 1;
+		return;
 	}
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 2);
-	KPT_EXPECT_EQ(h.post, 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
 
 	unregister_kprobe(&kp2);	/* back to the plain ops */
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.post, 0);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.post, 0);
 
-	KPT_EXPECT_EQ(disable_kprobe(&kp1), 0);	/* unhooked */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp1), 0);	/* unhooked */
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(enable_kprobe(&kp1), 0);
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp1), 0);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	unregister_kprobe(&kp1);
 	reset();
-	KPT_EXPECT_EQ(call_target(3, 4), want);
-	KPT_EXPECT_EQ(h.pre, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
 }
 
-/* a case about the hooks, with carriers off: the site is hooked on ftrace */
-static int carriers_off(int (*fn)(void))
+/*
+ * A case about the hooks, with carriers off: the site is hooked on
+ * ftrace.  The case must not end its thread (assert, kunit_skip()), so
+ * that carriers always come back.
+ */
+static void carriers_off(struct kunit *test, void (*fn)(struct kunit *test))
 {
-	int ret;
-
-	KPT_EXPECT_EQ(kpt_set_carriers(0), 0);
-	ret = fn();
-	KPT_EXPECT_EQ(kpt_set_carriers(1), 0);
-	return ret ?: kpt_failed;
+	KUNIT_EXPECT_EQ(test, kpt_set_carriers(0), 0);
+	fn(test);
+	KUNIT_EXPECT_EQ(test, kpt_set_carriers(1), 0);
 }
 
-int t_ftrace_leave_and_return(void)
+void t_ftrace_leave_and_return(struct kunit *test)
 {
-	return carriers_off(ftrace_leave_and_return);
+	carriers_off(test, ftrace_leave_and_return);
 }
 
-int t_ftrace_ops_switch(void)
+void t_ftrace_ops_switch(struct kunit *test)
 {
-	return carriers_off(ftrace_ops_switch);
+	carriers_off(test, ftrace_ops_switch);
 }
 
 #if defined(CONFIG_X86) && defined(CONFIG_KPROBES_ON_FTRACE)
@@ -279,7 +282,7 @@ static int divert_calls(int n, int kind)
 #define KPT_X86_32_DIVERT \
 	"32-bit x86's ftrace keeps the original beside a kprobe (stock too)"
 
-int t_ftrace_divert(void)
+void t_ftrace_divert(struct kunit *test)
 {
 	unsigned long fentry = kpt_target_entry +
 			       (has_endbr((void *)kpt_target_entry) ? 4 : 0);
@@ -293,9 +296,8 @@ int t_ftrace_divert(void)
 	 * does not carry out the IPMODIFY ops' new ip beside a kprobe.
 	 */
 	if (IS_ENABLED(CONFIG_X86_32))
-		return KPT_SKIP_BECAUSE(KPT_X86_32_DIVERT);
-	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0))
-		return 1;
+		kunit_skip(test, KPT_X86_32_DIVERT);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&divert_ops, fentry, 0, 1), 0);
 	for (kind = 0; kind < DIVERTERS; kind++) {
 		/*
 		 * 32-bit x86's ftrace_regs_caller never reads orig_ax: a
@@ -316,15 +318,15 @@ int t_ftrace_divert(void)
 				 */
 				if (!upstream)
 					msleep(600);
-				if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+				if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 					goto out;
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 				/* from the carrier's jump, on ours */
 				wait_for_kprobe_optimizer();
-				KPT_EXPECT(*next != orig);	/* carried */
+				KUNIT_EXPECT_TRUE(test, *next != orig);	/* carried */
 #endif
 			}
-			if (!KPT_EXPECT_EQ(divert_on(kind, order, fentry), 0)) {
+			if (!KPT_CHECK_EQ(test, divert_on(kind, order, fentry), 0)) {
 				if (order == 0)
 					unregister_kprobe(&kp);
 				goto out;
@@ -333,12 +335,12 @@ int t_ftrace_divert(void)
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 				/* still carried: the ops is on kpt_tiny() only */
 				if (order == 0)
-					KPT_EXPECT(*next != orig);
+					KUNIT_EXPECT_TRUE(test, *next != orig);
 #endif
 				/* by the function's address, not its fentry site */
 				ret = ftrace_set_filter_ip(&divert_ops,
 							   kpt_target_entry, 0, 0);
-				if (!KPT_EXPECT_EQ(ret, 0)) {
+				if (!KPT_CHECK_EQ(test, ret, 0)) {
 					divert_off(kind, order, fentry);
 					if (order == 0)
 						unregister_kprobe(&kp);
@@ -346,19 +348,19 @@ int t_ftrace_divert(void)
 				}
 			}
 			if (order == 1 &&
-			    !KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+			    !KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 				divert_off(kind, order, fentry);
 				goto out;
 			}
 			reset();
-			KPT_EXPECT_EQ(divert_calls(1000, kind), 1000);
-			pr_info("# %s, %s first: %d hits of 1000 diverted calls\n",
-				divert_names[kind], order ? "it" : "the probe",
-				h.pre);
-			KPT_EXPECT_EQ(h.pre, 1000);
-			KPT_EXPECT_EQ(h.pre_ip, fentry + 1);
-			KPT_EXPECT_EQ(h.pre_di, 999);
-			KPT_EXPECT_EQ(h.pre_si, 2);
+			KUNIT_EXPECT_EQ(test, divert_calls(1000, kind), 1000);
+			kunit_info(test, "%s, %s first: %d hits of 1000 diverted calls\n",
+				   divert_names[kind], order ? "it" : "the probe",
+				   h.pre);
+			KUNIT_EXPECT_EQ(test, h.pre, 1000);
+			KUNIT_EXPECT_EQ(test, h.pre_ip, fentry + 1);
+			KUNIT_EXPECT_EQ(test, h.pre_di, 999);
+			KUNIT_EXPECT_EQ(test, h.pre_si, 2);
 			/*
 			 * nothing past the fentry call stands for the probe,
 			 * once ours has moved it in the background (the user
@@ -367,13 +369,13 @@ int t_ftrace_divert(void)
 			 */
 			for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
 				usleep_range(10000, 20000);
-			KPT_EXPECT_EQ(*next, orig);
-			KPT_EXPECT_EQ(divert_off(kind, order, fentry), 0);
+			KUNIT_EXPECT_EQ(test, *next, orig);
+			KUNIT_EXPECT_EQ(test, divert_off(kind, order, fentry), 0);
 			reset();
-			KPT_EXPECT_EQ(divert_calls(10, -1), 10);
-			KPT_EXPECT_EQ(h.pre, 10);
+			KUNIT_EXPECT_EQ(test, divert_calls(10, -1), 10);
+			KUNIT_EXPECT_EQ(test, h.pre, 10);
 			unregister_kprobe(&kp);
-			KPT_EXPECT_EQ(kp.nmissed, 0);
+			KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 		}
 	}
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
@@ -383,18 +385,17 @@ int t_ftrace_divert(void)
 	 */
 	msleep(600);
 	target_probe(&kp, false);
-	if (KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
-		KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	if (KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
+		KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
 		unregister_kprobe(&kp);
 	}
 #endif
 	reset();
-	KPT_EXPECT_EQ(divert_calls(10, -1), 10);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(*next, orig);
+	KUNIT_EXPECT_EQ(test, divert_calls(10, -1), 10);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, *next, orig);
 out:
 	ftrace_free_filter(&divert_ops);
-	return kpt_failed;
 }
 
 /*
@@ -406,15 +407,15 @@ out:
  * move onto the hook finishes in the background), and its call of the
  * body reaches the carrier after the hook ran the probe.
  */
-int t_ftrace_divert_body(void)
+void t_ftrace_divert_body(struct kunit *test)
 {
 #if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
 	int (*fn)(int, int) = kpt_body_target;
 	static struct ftrace_ops ops[2];
 	unsigned long fentry;
 	int order, i, ok, ret;
+	bool carried, stop;
 	u8 *next, orig;
-	bool carried;
 	struct kprobe kp;
 
 	/* through a variable: objtool would take +4 for a call past ENDBR */
@@ -426,67 +427,69 @@ int t_ftrace_divert_body(void)
 		init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)fn;
 		kp.pre_handler = pre_record;
+		stop = true;	/* until the probe and trampoline are in */
 		if (order == 0) {
 			if (!upstream)
 				msleep(600);	/* no hook left lingering */
-			if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-				return 1;
+			KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 #ifdef KPROBES_ANEW
 			wait_for_kprobe_optimizer();
 #endif
 		}
-		if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&ops[order], fentry, 0, 1), 0))
+		ret = ftrace_set_filter_ip(&ops[order], fentry, 0, 1);
+		if (!KPT_CHECK_EQ(test, ret, 0))
 			goto out_probe;
 		ret = register_ftrace_direct(&ops[order],
 					     (unsigned long)kpt_direct_body);
-		if (!KPT_EXPECT_EQ(ret, 0)) {
+		if (!KPT_CHECK_EQ(test, ret, 0)) {
 			ftrace_free_filter(&ops[order]);
 			goto out_probe;
 		}
-		if (order == 1 && !KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+		if (order == 1 && !KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 			unregister_ftrace_direct(&ops[order],
 						 (unsigned long)kpt_direct_body, true);
-			return 1;
+			return;
 		}
+		stop = false;
 		carried = READ_ONCE(*next) != orig;
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
 		/* ours: the trampoline came while the carrier was there */
 		if (order == 0)
-			KPT_EXPECT(carried);
+			KUNIT_EXPECT_TRUE(test, carried);
 #endif
 		reset();
 		for (i = 0, ok = 0; i < 1000; i++)
 			ok += fn(i, 2) == i * 3 + 2;
-		pr_info("# %s first: %d of 1000 results, %d hits%s\n",
-			order ? "the trampoline" : "the probe", ok, h.pre,
-			carried ? ", the carrier there" : "");
-		KPT_EXPECT_EQ(ok, 1000);
-		KPT_EXPECT_EQ(h.pre, 1000);
-		KPT_EXPECT_EQ(h.pre_ip, fentry + 1);
-		KPT_EXPECT_EQ(h.pre_di, 999);
-		KPT_EXPECT_EQ(unregister_ftrace_direct(&ops[order],
-						       (unsigned long)kpt_direct_body,
-						       true), 0);
+		kunit_info(test, "%s first: %d of 1000 results, %d hits%s\n",
+			   order ? "the trampoline" : "the probe", ok, h.pre,
+			   carried ? ", the carrier there" : "");
+		KUNIT_EXPECT_EQ(test, ok, 1000);
+		KUNIT_EXPECT_EQ(test, h.pre, 1000);
+		KUNIT_EXPECT_EQ(test, h.pre_ip, fentry + 1);
+		KUNIT_EXPECT_EQ(test, h.pre_di, 999);
+		ret = unregister_ftrace_direct(&ops[order],
+					       (unsigned long)kpt_direct_body,
+					       true);
+		KUNIT_EXPECT_EQ(test, ret, 0);
 out_probe:
 		unregister_kprobe(&kp);
-		KPT_EXPECT_EQ(kp.nmissed, 0);
-		if (kpt_failed)
+		KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+		if (stop)
 			break;
 	}
-	return kpt_failed;
 #else
-	return KPT_SKIP_BECAUSE("no direct ftrace trampolines here (x86_64's)");
+	kunit_skip(test, "no direct ftrace trampolines here (x86_64's)");
 #endif
 }
 #elif defined(CONFIG_X86)
-int t_ftrace_divert(void)
+void t_ftrace_divert(struct kunit *test)
 {
-	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }
 
-int t_ftrace_divert_body(void)
+void t_ftrace_divert_body(struct kunit *test)
 {
-	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }
 #endif
 
@@ -501,7 +504,8 @@ DEFINE_STATIC_KEY_FALSE(kpt_jl_key);
  * only them: on the hook, as upstream's is; ours makes no carrier there
  * (its int3 would count every pass through that instruction).
  */
-static int afar_case(int (*fn)(int, int), int (*afar)(int, int))
+static void afar_case(struct kunit *test, int (*fn)(int, int),
+		      int (*afar)(int, int))
 {
 	u8 *next = (u8 *)fn + (has_endbr(fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	int i, calls = 0, want;
@@ -509,51 +513,50 @@ static int afar_case(int (*fn)(int, int), int (*afar)(int, int))
 	struct kprobe kp;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	msleep(600);	/* no hook an earlier case left lingering */
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)fn;
 	kp.pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT(kp.flags & KPROBE_FLAG_FTRACE);
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
+		return;
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_FTRACE);
 #ifdef KPROBES_ANEW
 	wait_for_kprobe_optimizer();	/* a carrier would have its jump now */
 #endif
-	KPT_EXPECT_EQ(*next, orig);		/* no carrier's int3 or jump */
+	KUNIT_EXPECT_EQ(test, *next, orig);		/* no carrier's int3 or jump */
 	if (!afar)
 		static_branch_enable(&kpt_jl_key);
 	reset();
 	for (i = 0; i < 10; i++) {
 		want = afar ? i + 1 : i;
-		KPT_EXPECT_EQ(fn(i, 1), want);
+		KUNIT_EXPECT_EQ(test, fn(i, 1), want);
 		calls++;
 		if (afar)
-			KPT_EXPECT_EQ(afar(i, 1), want);
+			KUNIT_EXPECT_EQ(test, afar(i, 1), want);
 	}
 	if (!afar)
 		static_branch_disable(&kpt_jl_key);
-	KPT_EXPECT_EQ(h.pre, calls);
-	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
-	KPT_EXPECT_EQ(h.pre_di, 9);
+	KUNIT_EXPECT_EQ(test, h.pre, calls);
+	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KUNIT_EXPECT_EQ(test, h.pre_di, 9);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
-	KPT_EXPECT_EQ(*next, orig);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, *next, orig);
 }
 
-int t_entry_cold_part(void)
+void t_entry_cold_part(struct kunit *test)
 {
-	return afar_case(kpt_cold_target, kpt_cold_part);
+	afar_case(test, kpt_cold_target, kpt_cold_part);
 }
 
-int t_entry_static_branch(void)
+void t_entry_static_branch(struct kunit *test)
 {
-	return afar_case(kpt_jl_target, NULL);
+	afar_case(test, kpt_jl_target, NULL);
 }
 #elif defined(CONFIG_X86)
-int t_no_fentry(void)
+void t_no_fentry(struct kunit *test)
 {
-	return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }
 #endif

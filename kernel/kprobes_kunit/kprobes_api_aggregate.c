@@ -35,7 +35,7 @@ static int pre_order3(struct kprobe *p, struct pt_regs *r)
 	return 0;
 }
 
-int t_aggregate_probes(void)
+void t_aggregate_probes(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	kprobe_pre_handler_t pre[3] = { pre_order1, pre_order2, pre_order3 };
@@ -47,35 +47,34 @@ int t_aggregate_probes(void)
 		kp[i].pre_handler = pre[i];
 		if (i == 1)
 			kp[i].post_handler = post_record;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp[i]), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp[i]), 0)) {
 			while (--i >= 0)
 				unregister_kprobe(&kp[i]);
-			return 1;
+			return;
 		}
 	}
 	reset();
-	KPT_EXPECT_EQ(call_asm(2), KPT_ASM_BASE + 2);
-	KPT_EXPECT_EQ(h.norder, 3);
-	KPT_EXPECT_EQ(h.order[0] + h.order[1] + h.order[2], 1 + 2 + 3);
+	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, h.norder, 3);
+	KUNIT_EXPECT_EQ(test, h.order[0] + h.order[1] + h.order[2], 1 + 2 + 3);
 
 	/* removing one leaves the others armed */
 	unregister_kprobe(&kp[1]);
 	reset();
-	KPT_EXPECT_EQ(call_asm(2), KPT_ASM_BASE + 2);
-	KPT_EXPECT_EQ(h.norder, 2);
-	KPT_EXPECT_EQ(h.order[0] + h.order[1], 1 + 3);
+	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, h.norder, 2);
+	KUNIT_EXPECT_EQ(test, h.order[0] + h.order[1], 1 + 3);
 
 	/* disabling one leaves the other firing */
-	KPT_EXPECT_EQ(disable_kprobe(&kp[0]), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp[0]), 0);
 	reset();
 	call_asm(2);
-	KPT_EXPECT(h.norder == 1 && h.order[0] == 3);
+	KUNIT_EXPECT_TRUE(test, h.norder == 1 && h.order[0] == 3);
 	unregister_kprobe(&kp[0]);
 	unregister_kprobe(&kp[2]);
 	reset();
 	call_asm(2);
-	KPT_EXPECT_EQ(h.norder, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.norder, 0);
 }
 
 /*
@@ -84,22 +83,22 @@ int t_aggregate_probes(void)
  * Each call must run exactly the handlers registered and enabled at that
  * moment (ours takes a shortcut while a site has one pre-only probe).
  */
-static int solo_step(struct kprobe *kp, int n, long (*call)(void),
-		     long want, int norder, int sum, int post)
+static void solo_step(struct kunit *test, struct kprobe *kp, int n,
+		      long (*call)(void), long want, int norder, int sum,
+		      int post)
 {
 	int i, total = 0;
 
 	reset();
-	if (!KPT_EXPECT_EQ(call(), want))
-		return 1;
+	if (!KPT_CHECK_EQ(test, call(), want))
+		return;
 	for (i = 0; i < h.norder; i++)
 		total += h.order[i];
-	KPT_EXPECT_EQ(h.norder, norder);
-	KPT_EXPECT_EQ(total, sum);
-	KPT_EXPECT_EQ(h.post, post);
+	KUNIT_EXPECT_EQ(test, h.norder, norder);
+	KUNIT_EXPECT_EQ(test, total, sum);
+	KUNIT_EXPECT_EQ(test, h.post, post);
 	for (i = 0; i < n; i++)
-		KPT_EXPECT_EQ(kp[i].nmissed, 0);
-	return kpt_failed;
+		KUNIT_EXPECT_EQ(test, kp[i].nmissed, 0);
 }
 
 static long solo_call_asm(void)
@@ -112,7 +111,8 @@ static long solo_call_entry(void)
 	return call_target(2, 3);
 }
 
-static int solo_changes(void *addr, long (*call)(void), long want, bool post)
+static void solo_changes(struct kunit *test, void *addr, long (*call)(void),
+			 long want, bool post)
 {
 	static struct kprobe kp[3];
 	kprobe_pre_handler_t pre[3] = { pre_order1, pre_order2, pre_order3 };
@@ -125,29 +125,27 @@ static int solo_changes(void *addr, long (*call)(void), long want, bool post)
 	}
 	kp[2].post_handler = post_record;
 
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp[0]), 0))
-
-		return 1;
-	solo_step(kp, 3, call, want, 1, 1, 0);		/* alone */
-	if (KPT_EXPECT_EQ(register_kprobe(&kp[1]), 0)) {
-		solo_step(kp, 3, call, want, 2, 1 + 2, 0);	/* joined */
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp[0]), 0))
+		return;
+	solo_step(test, kp, 3, call, want, 1, 1, 0);		/* alone */
+	if (KPT_CHECK_EQ(test, register_kprobe(&kp[1]), 0)) {
+		solo_step(test, kp, 3, call, want, 2, 1 + 2, 0);	/* joined */
 		unregister_kprobe(&kp[0]);
-		solo_step(kp, 3, call, want, 1, 2, 0);	/* the other alone */
-		KPT_EXPECT_EQ(disable_kprobe(&kp[1]), 0);
-		solo_step(kp, 3, call, want, 0, 0, 0);
-		KPT_EXPECT_EQ(enable_kprobe(&kp[1]), 0);
-		solo_step(kp, 3, call, want, 1, 2, 0);
-		if (post && KPT_EXPECT_EQ(register_kprobe(&kp[2]), 0)) {
-			solo_step(kp, 3, call, want, 2, 2 + 3, 1);
+		solo_step(test, kp, 3, call, want, 1, 2, 0);	/* the other alone */
+		KUNIT_EXPECT_EQ(test, disable_kprobe(&kp[1]), 0);
+		solo_step(test, kp, 3, call, want, 0, 0, 0);
+		KUNIT_EXPECT_EQ(test, enable_kprobe(&kp[1]), 0);
+		solo_step(test, kp, 3, call, want, 1, 2, 0);
+		if (post && KPT_CHECK_EQ(test, register_kprobe(&kp[2]), 0)) {
+			solo_step(test, kp, 3, call, want, 2, 2 + 3, 1);
 			unregister_kprobe(&kp[2]);
-			solo_step(kp, 3, call, want, 1, 2, 0);
+			solo_step(test, kp, 3, call, want, 1, 2, 0);
 		}
 		unregister_kprobe(&kp[1]);
 	} else {
 		unregister_kprobe(&kp[0]);
 	}
-	solo_step(kp, 3, call, want, 0, 0, 0);		/* none */
-	return kpt_failed;
+	solo_step(test, kp, 3, call, want, 0, 0, 0);		/* none */
 }
 
 /*
@@ -155,12 +153,12 @@ static int solo_changes(void *addr, long (*call)(void), long want, bool post)
  * a boosted address does not run at once there (t_aggregate_order_and_post()),
  * and one leaving an ftrace site WARNs then faults (t_ftrace_ops_switch()).
  */
-int t_site_probes_change(void)
+void t_site_probes_change(struct kunit *test)
 {
-	solo_changes(kpt_asm_add, solo_call_asm, KPT_ASM_BASE + 2, !upstream);
-	solo_changes((void *)kpt_target_entry, solo_call_entry, 2 * 31 + 3,
+	solo_changes(test, kpt_asm_add, solo_call_asm, KPT_ASM_BASE + 2,
 		     !upstream);
-	return kpt_failed;
+	solo_changes(test, (void *)kpt_target_entry, solo_call_entry,
+		     2 * 31 + 3, !upstream);
 }
 
 /*
@@ -170,10 +168,9 @@ int t_site_probes_change(void)
  * register_kprobe() returns (the address falls back from the jump or
  * boosted path to single-stepping before register returns).
  */
-int t_aggregate_order_and_post(void)
+void t_aggregate_order_and_post(struct kunit *test)
 {
 	static struct kprobe kp[3];
-	static char why[128];
 	kprobe_pre_handler_t pre[3] = { pre_order1, pre_order2, pre_order3 };
 	int i, j;
 
@@ -183,10 +180,10 @@ int t_aggregate_order_and_post(void)
 		kp[i].pre_handler = pre[i];
 		if (i == 1)
 			kp[i].post_handler = post_record;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp[i]), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp[i]), 0)) {
 			while (--i >= 0)
 				unregister_kprobe(&kp[i]);
-			return 1;
+			return;
 		}
 		/*
 		 * Let a deferred optimizer act between registrations.
@@ -203,20 +200,17 @@ int t_aggregate_order_and_post(void)
 		}
 	}
 	reset();
-	KPT_EXPECT_EQ(call_asm(2), KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
 	for (i = 2; i >= 0; i--)
 		unregister_kprobe(&kp[i]);
 	if (upstream) {
-		snprintf(why, sizeof(why),
-			 "upstream differs: order %d,%d,%d, post_handler ran %d time(s)",
-			 h.order[0], h.order[1], h.order[2], h.post);
-		return KPT_SKIP_BECAUSE(why);
+		kunit_skip(test, "upstream differs: order %d,%d,%d, post_handler ran %d time(s)",
+			   h.order[0], h.order[1], h.order[2], h.post);
 	}
-	KPT_EXPECT_EQ(h.norder, 3);
-	KPT_EXPECT(h.order[0] == 1 && h.order[1] == 2 && h.order[2] == 3);
-	KPT_EXPECT_EQ(h.post, 1);
-	KPT_EXPECT_EQ(h.post_ax, KPT_ASM_BASE + 2);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.norder, 3);
+	KUNIT_EXPECT_TRUE(test, h.order[0] == 1 && h.order[1] == 2 && h.order[2] == 3);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
+	KUNIT_EXPECT_EQ(test, h.post_ax, KPT_ASM_BASE + 2);
 }
 
 /*
@@ -281,9 +275,10 @@ static int inflight_fn(void *unused)
 	kthread_complete_and_exit(&inflight_done, 0);
 }
 
-static int t_post_in_flight(int cpu);
+/* 1: the case ends here (its failure or skip reported), 0: it goes on */
+static int post_in_flight(struct kunit *test, int cpu);
 
-int t_post_joins_hit_in_flight(void)
+void t_post_joins_hit_in_flight(struct kunit *test)
 {
 	int cpu, ret = 0, i;
 
@@ -292,36 +287,32 @@ int t_post_joins_hit_in_flight(void)
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids) {
 		migrate_enable();
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	}
 	for (i = 0; i < 3; i++) {
-		ret = t_post_in_flight(cpu);
+		ret = post_in_flight(test, cpu);
 		if (ret || !inflight_timed_out || upstream)
 			break;
 		/*
 		 * A stop_machine() elsewhere (a clocksource switch early in
 		 * boot) stops the registering CPU until the hit gives up.
 		 */
-		pr_info("# the waiting hit timed out; once more\n");
+		kunit_info(test, "the waiting hit timed out; once more\n");
 	}
 	migrate_enable();
 	if (ret)
-		return ret;
+		return;
 	if (upstream && (inflight_timed_out || atomic_read(&inflight_post) < 3)) {
-		static char why[128];
-
-		snprintf(why, sizeof(why),
-			 "upstream differs: post_handler ran for %d of the 3 calls after register_kprobe()%s",
-			 atomic_read(&inflight_post),
-			 inflight_timed_out ? ", which waited for the hit" : "");
-		return KPT_SKIP_BECAUSE(why);
+		kunit_skip(test,
+			   "upstream differs: post_handler ran for %d of the 3 calls after register_kprobe()%s",
+			   atomic_read(&inflight_post),
+			   inflight_timed_out ? ", which waited for the hit" : "");
 	}
-	KPT_EXPECT(!inflight_timed_out);
-	KPT_EXPECT(atomic_read(&inflight_post) >= 3);
-	return kpt_failed;
+	KUNIT_EXPECT_TRUE(test, !inflight_timed_out);
+	KUNIT_EXPECT_TRUE(test, atomic_read(&inflight_post) >= 3);
 }
 
-static int t_post_in_flight(int cpu)
+static int post_in_flight(struct kunit *test, int cpu)
 {
 	static struct kprobe kp[3];
 	struct task_struct *t;
@@ -339,7 +330,7 @@ static int t_post_in_flight(int cpu)
 	inflight_timed_out = false;
 	reinit_completion(&inflight_done);
 	for (i = 0; i < 2; i++) {
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp[i]), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp[i]), 0)) {
 			while (--i >= 0)
 				unregister_kprobe(&kp[i]);
 			return 1;
@@ -354,17 +345,18 @@ static int t_post_in_flight(int cpu)
 #endif
 	if (*(u8 *)kpt_asm_mov != JMP32_INSN_OPCODE) {
 		if (!KPT_JUMPS_EXPECTED)
-			ret = KPT_SKIP_BECAUSE("this boot: no jump optimization in this config");
+			kunit_mark_skipped(test, "this boot: no jump optimization in this config");
 		else if (upstream)
-			ret = KPT_SKIP_BECAUSE("upstream did not optimize the site within 1 s");
+			kunit_mark_skipped(test, "upstream did not optimize the site within 1 s");
 		else	/* it must be a jump */
-			ret = !KPT_EXPECT_EQ(*(u8 *)kpt_asm_mov, JMP32_INSN_OPCODE);
+			KUNIT_EXPECT_EQ(test, *(u8 *)kpt_asm_mov, JMP32_INSN_OPCODE);
+		ret = 1;
 		goto out;
 	}
 
 	atomic_set(&inflight_state, 0);		/* the next hit waits */
 	t = kthread_create(inflight_fn, NULL, "kpt_inflight");
-	if (!KPT_EXPECT(!IS_ERR(t))) {
+	if (!KPT_CHECK(test, !IS_ERR(t))) {
 		ret = 1;
 		goto out;
 	}
@@ -372,23 +364,24 @@ static int t_post_in_flight(int cpu)
 	wake_up_process(t);
 	for (i = 0; i < 250 && atomic_read(&inflight_state) != 1; i++)
 		msleep(20);
-	KPT_EXPECT_EQ(atomic_read(&inflight_state), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&inflight_state), 1);
 	ret = register_kprobe(&kp[2]);
 	atomic_set(&inflight_state, 2);
-	if (!KPT_EXPECT(wait_for_completion_timeout(&inflight_done, 10 * HZ)))
-		return 1;	/* the caller's hit never ended: nothing is safe to free */
-	KPT_EXPECT_EQ(ret, 0);
-	KPT_EXPECT_EQ(inflight_result, KPT_ASM_BASE + 9);
+	/* if the caller's hit never ended, nothing is safe to free */
+	if (!KPT_CHECK(test, wait_for_completion_timeout(&inflight_done, 10 * HZ)))
+		return 1;
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, inflight_result, KPT_ASM_BASE + 9);
 	/* from now on the post_handler runs, after the instruction */
 	for (i = 0; i < 3; i++)
-		KPT_EXPECT_EQ(call_asm(i), KPT_ASM_BASE + i);
+		KUNIT_EXPECT_EQ(test, call_asm(i), KPT_ASM_BASE + i);
 	if (!ret)
 		unregister_kprobe(&kp[2]);
-	pr_info("# post_handler runs %d, %d before the instruction; hit waited %s\n",
-		atomic_read(&inflight_post), atomic_read(&inflight_post_bad),
-		inflight_timed_out ? "5 s (timed out)" : "for the registration");
-	KPT_EXPECT_EQ(atomic_read(&inflight_post_bad), 0);
-	ret = kpt_failed;
+	kunit_info(test, "post_handler runs %d, %d before the instruction; hit waited %s\n",
+		   atomic_read(&inflight_post), atomic_read(&inflight_post_bad),
+		   inflight_timed_out ? "5 s (timed out)" : "for the registration");
+	KUNIT_EXPECT_EQ(test, atomic_read(&inflight_post_bad), 0);
+	ret = 0;
 out:
 	unregister_kprobe(&kp[1]);
 	unregister_kprobe(&kp[0]);

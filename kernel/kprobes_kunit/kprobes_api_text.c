@@ -29,90 +29,84 @@ static int __kprobes kpt_in_kprobes_text(int x)
 int (*call_kprobes_text)(int) = kpt_in_kprobes_text;
 
 /* Each bad registration gets its errno and leaves nothing armed. */
-static int bad(struct kprobe *kp, int want)
+static void bad(struct kunit *test, struct kprobe *kp, int want)
 {
 	int ret = register_kprobe(kp);
 
-	if (ret != want) {
-		pr_info("# register %s%s+%u addr %pS: got %d, want %d\n",
-			kp->symbol_name ?: "", kp->symbol_name ? "" : "(addr)",
-			kp->offset, kp->addr, ret, want);
-		if (!ret)
-			unregister_kprobe(kp);
-		return -1;
-	}
-	if (registered(kp)) {
-		pr_info("# failed register left the probe listed\n");
-		return -1;
-	}
-	return 0;
+	KUNIT_EXPECT_EQ_MSG(test, ret, want, "register %s%s+%u addr %pS",
+			    kp->symbol_name ?: "",
+			    kp->symbol_name ? "" : "(addr)", kp->offset,
+			    kp->addr);
+	if (!ret && want)
+		unregister_kprobe(kp);
+	else if (ret)
+		KUNIT_EXPECT_FALSE_MSG(test, registered(kp),
+				       "a failed register left the probe listed");
 }
 
-int t_bad_input(void)
+void t_bad_input(struct kunit *test)
 {
 	struct kprobe kp, good;
-	int fails = 0;
 
-	KPT_EXPECT_EQ(register_kprobes(NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(NULL, 0), -EINVAL);
 
 	init_probe(&kp);		/* neither addr nor symbol */
 	kp.pre_handler = pre_record;
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* both addr and symbol */
 	kp.addr = (kprobe_opcode_t *)kpt_target;
 	kp.symbol_name = "kpt_target";
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* unknown symbol */
 	kp.symbol_name = "kpt_no_such_symbol";
-	fails += bad(&kp, -ENOENT);
+	bad(test, &kp, -ENOENT);
 
 	init_probe(&kp);		/* module not loaded */
 	kp.symbol_name = "kpt_no_such_module:kpt_target";
-	fails += bad(&kp, -ENOENT);
+	bad(test, &kp, -ENOENT);
 
 	init_probe(&kp);		/* inside the 10-byte movabs */
 	kp.addr = (kprobe_opcode_t *)(kpt_asm_mov + 1);
-	fails += bad(&kp, -EILSEQ);
+	bad(test, &kp, -EILSEQ);
 
 	init_probe(&kp);		/* same, by symbol+offset */
 	kp.symbol_name = "kpt_asm";
 	kp.offset = kpt_asm_off_mov + 3;
-	fails += bad(&kp, -EILSEQ);
+	bad(test, &kp, -EILSEQ);
 
 	init_probe(&kp);		/* mov from %ss, just before: accepted */
 	kp.addr = (kprobe_opcode_t *)kpt_asm_ss;
 	kp.pre_handler = pre_record;
-	if (KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+	if (KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		unregister_kprobe(&kp);
 
 	init_probe(&kp);		/* mov to %ss: not single-stepped */
 	kp.addr = (kprobe_opcode_t *)((char *)kpt_asm_ss + kpt_asm_ss_off);
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* NOKPROBE_SYMBOL() in the kernel */
 	kp.symbol_name = "notifier_call_chain";
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* .kprobes.text of this module */
 	kp.addr = (kprobe_opcode_t *)kpt_in_kprobes_text;
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* entry text */
 	kp.symbol_name = IS_ENABLED(CONFIG_X86_64) ? "entry_SYSCALL_64" :
 						     "entry_INT80_32";
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&kp);		/* .noinstr.text */
 	kp.symbol_name = "exc_int3";
-	fails += bad(&kp, -EINVAL);
+	bad(test, &kp, -EINVAL);
 
 	init_probe(&good);
 	good.addr = (kprobe_opcode_t *)kpt_asm_add;
 	good.pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&good), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&good), 0);
 
 	/* unregistering a probe never registered changes nothing */
 	init_probe(&kp);
@@ -120,15 +114,13 @@ int t_bad_input(void)
 	kp.pre_handler = pre_record;
 	unregister_kprobe(&kp);
 	reset();
-	KPT_EXPECT_EQ(call_asm(3), KPT_ASM_BASE + 3);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, call_asm(3), KPT_ASM_BASE + 3);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	unregister_kprobe(&good);
 	reset();
 	call_asm(3);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(call_kprobes_text(1), 2);
-	KPT_EXPECT_EQ(fails, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, call_kprobes_text(1), 2);
 }
 
 /* ---- text another patcher owns ------------------------------------------- */
@@ -255,52 +247,49 @@ static unsigned long bug_site_in(void *fn)
  * them, ours with -EBUSY for a site another patcher owns and -EINVAL for
  * the ud2 (upstream answers -EINVAL to all three), and nothing is armed.
  */
-int t_bad_input_patched_sites(void)
+void t_bad_input_patched_sites(struct kunit *test)
 {
 	int busy = upstream ? -EINVAL : -EBUSY;
-	unsigned long jl = jump_label_site_in(call_jump_label_fn);
-	unsigned long sc = static_call_site_in(call_static_call_fn);
-	unsigned long bug = bug_site_in(call_warn_fn);
+	unsigned long jl, sc, bug;
 	struct kprobe kp;
-	int fails = 0;
 
+	/* the sites are found in this module's tables */
+	KPT_NEEDS_MODULE(test);
+	jl = jump_label_site_in(call_jump_label_fn);
+	sc = static_call_site_in(call_static_call_fn);
+	bug = bug_site_in(call_warn_fn);
 	/* each function has its site in its first KPT_SITE_WINDOW bytes */
-	if (!KPT_EXPECT(IS_ENABLED(CONFIG_JUMP_LABEL) && jl))
-		return 1;
+	KUNIT_ASSERT_TRUE(test, IS_ENABLED(CONFIG_JUMP_LABEL) && jl);
 	/* 32-bit x86 has no inline static calls (no objtool): none to refuse */
-	if (!KPT_EXPECT(!IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc))
-		return 1;
-	if (!KPT_EXPECT(bug))
-		return 1;
+	KUNIT_ASSERT_TRUE(test, !IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc);
+	KUNIT_ASSERT_TRUE(test, bug);
 
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)jl;
 	kp.pre_handler = pre_record;
-	fails += bad(&kp, busy);
+	bad(test, &kp, busy);
 
 	if (sc) {
 		init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)sc;
 		kp.pre_handler = pre_record;
-		fails += bad(&kp, busy);
+		bad(test, &kp, busy);
 	}
 
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)bug;
 	kp.pre_handler = pre_record;
-	fails += bad(&kp, -EINVAL);
-	KPT_EXPECT_EQ(fails, 0);
+	bad(test, &kp, -EINVAL);
 
 	/* nothing was armed: the functions run as before, no handler */
 	reset();
-	KPT_EXPECT_EQ(call_jump_label_fn(1), 2);
+	KUNIT_EXPECT_EQ(test, call_jump_label_fn(1), 2);
 	static_branch_enable(&kpt_key);
-	KPT_EXPECT_EQ(call_jump_label_fn(1), 3);
+	KUNIT_EXPECT_EQ(test, call_jump_label_fn(1), 3);
 	static_branch_disable(&kpt_key);
-	KPT_EXPECT_EQ(call_static_call_fn(4), 5);
-	KPT_EXPECT_EQ(call_warn_fn(7), 8);
-	KPT_EXPECT_EQ(h.pre, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, call_static_call_fn(4), 5);
+	KUNIT_EXPECT_EQ(test, call_warn_fn(7), 8);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
 }
 
 struct kpt_core_tally {
@@ -342,15 +331,15 @@ static void kpt_core_try(struct kpt_core_tally *t, unsigned long addr)
  * indexes of the kernel's sites once kprobes asked them to build those: a
  * site an index missed would be armed here.
  */
-int t_core_patched_sites(void)
+void t_core_patched_sites(struct kunit *test)
 {
 	unsigned long stext = kpt_lookup("_stext"), etext = kpt_lookup("_etext");
 	struct kpt_core_tally jl = {}, sc = {}, bug = {};
 	void *start, *stop;
 
 	if (!stext || !etext)
-		return KPT_SKIP_BECAUSE(upstream ? "no kallsyms_lookup_name" :
-			"no _stext in kallsyms (this boot: no KALLSYMS_ALL)");
+		kunit_skip(test, "%s", upstream ? "no kallsyms_lookup_name" :
+			   "no _stext in kallsyms (this boot: no KALLSYMS_ALL)");
 #ifdef CONFIG_JUMP_LABEL
 	start = (void *)kpt_lookup("__start___jump_table");
 	stop = (void *)kpt_lookup("__stop___jump_table");
@@ -389,20 +378,19 @@ int t_core_patched_sites(void)
 		kpt_core_try(&bug, addr);
 	}
 #endif
-	pr_info("# jump labels: %d busy %d inval %d other; static calls: %d busy %d inval %d other; bugs: %d inval %d other\n",
-		jl.busy, jl.inval, jl.other, sc.busy, sc.inval, sc.other,
-		bug.inval, bug.busy + bug.other);
-	KPT_EXPECT_EQ(jl.armed + sc.armed + bug.armed, 0);
-	KPT_EXPECT(jl.busy + jl.inval + jl.other > 0);
-	KPT_EXPECT(bug.inval > 0);
-	KPT_EXPECT_EQ(bug.busy + bug.other, 0);
+	kunit_info(test, "jump labels: %d busy %d inval %d other; static calls: %d busy %d inval %d other; bugs: %d inval %d other\n",
+		   jl.busy, jl.inval, jl.other, sc.busy, sc.inval, sc.other,
+		   bug.inval, bug.busy + bug.other);
+	KUNIT_EXPECT_EQ(test, jl.armed + sc.armed + bug.armed, 0);
+	KUNIT_EXPECT_TRUE(test, jl.busy + jl.inval + jl.other > 0);
+	KUNIT_EXPECT_TRUE(test, bug.inval > 0);
+	KUNIT_EXPECT_EQ(test, bug.busy + bug.other, 0);
 	if (!upstream) {
 		/* only blacklisted text answers -EINVAL before -EBUSY */
-		KPT_EXPECT_EQ(jl.other + sc.other, 0);
-		KPT_EXPECT(jl.busy > jl.inval);
-		KPT_EXPECT(!IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc.busy > 0);
+		KUNIT_EXPECT_EQ(test, jl.other + sc.other, 0);
+		KUNIT_EXPECT_TRUE(test, jl.busy > jl.inval);
+		KUNIT_EXPECT_TRUE(test, !IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc.busy > 0);
 	}
-	return kpt_failed;
 }
 
 /*
@@ -412,7 +400,7 @@ int t_core_patched_sites(void)
  * into lock, and registration refuses it.  On an SMP boot nothing ever
  * rewrites it again, and a probe there single-steps the locked increment.
  */
-int t_alternatives_lock_prefix(void)
+void t_alternatives_lock_prefix(struct kunit *test)
 {
 	void (*call_lock)(long *) = kpt_asm_lock;
 	bool up = num_online_cpus() == 1 && num_possible_cpus() > 1;
@@ -430,32 +418,30 @@ int t_alternatives_lock_prefix(void)
 	kp.addr = (kprobe_opcode_t *)((char *)call_lock + kpt_asm_lock_off);
 	kp.pre_handler = pre_record;
 	kp.post_handler = post_record;
-	pr_info("# %s: lock prefix %s (byte %02x)\n",
-		!IS_ENABLED(CONFIG_SMP) ? "CONFIG_SMP=n kernel" :
-		up ? "uniprocessor boot" : "SMP boot",
-		!IS_ENABLED(CONFIG_SMP) ? "not built" :
-		up ? "owned by alternatives" : "fixed", *(u8 *)kp.addr);
+	kunit_info(test, "%s: lock prefix %s (byte %02x)\n",
+		   !IS_ENABLED(CONFIG_SMP) ? "CONFIG_SMP=n kernel" :
+		   up ? "uniprocessor boot" : "SMP boot",
+		   !IS_ENABLED(CONFIG_SMP) ? "not built" :
+		   up ? "owned by alternatives" : "fixed", *(u8 *)kp.addr);
 	if (up && upstream && !register_kprobe(&kp)) {
 		unregister_kprobe(&kp);
-		return KPT_SKIP_BECAUSE("upstream accepts it: it asks an empty range");
+		kunit_skip(test, "upstream accepts it: it asks an empty range");
 	}
 	if (up) {
-		KPT_EXPECT_EQ(bad(&kp, -EBUSY), 0);
+		bad(test, &kp, -EBUSY);
 		reset();
 		call_lock(&v);
-		KPT_EXPECT_EQ(v, 6);
-		KPT_EXPECT_EQ(h.pre, 0);
-		return kpt_failed;
+		KUNIT_EXPECT_EQ(test, v, 6);
+		KUNIT_EXPECT_EQ(test, h.pre, 0);
+		return;
 	}
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	reset();
 	call_lock(&v);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(v, 6);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.post, 1);
+	KUNIT_EXPECT_EQ(test, v, 6);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
 	/* post_handler sees the IP after the locked increment */
-	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kp.addr + len);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)kp.addr + len);
 }

@@ -80,7 +80,7 @@ static int ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-int t_kretprobe_return_value(void)
+void t_kretprobe_return_value(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)kpt_target,
@@ -92,25 +92,23 @@ int t_kretprobe_return_value(void)
 	int i;
 
 	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	for (i = 0; i < 10; i++)
-		KPT_EXPECT_EQ(call_target(i, 2), i * 31 + 2);
+		KUNIT_EXPECT_EQ(test, call_target(i, 2), i * 31 + 2);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.entries, 10);
-	KPT_EXPECT_EQ(rh.returns, 10);
-	KPT_EXPECT_EQ(rh.last_ret, 9 * 31 + 2);
-	KPT_EXPECT_EQ(rh.bad_data, 0);
-	KPT_EXPECT(!rh.preemptible);
-	KPT_EXPECT_EQ(rp.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, rh.entries, 10);
+	KUNIT_EXPECT_EQ(test, rh.returns, 10);
+	KUNIT_EXPECT_EQ(test, rh.last_ret, 9 * 31 + 2);
+	KUNIT_EXPECT_EQ(test, rh.bad_data, 0);
+	KUNIT_EXPECT_TRUE(test, !rh.preemptible);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 
 /*
  * disable_kretprobe()/enable_kretprobe(): a disabled kretprobe takes no
  * instances; one registered disabled (KPROBE_FLAG_DISABLED) starts so.
  */
-int t_kretprobe_disable_enable(void)
+void t_kretprobe_disable_enable(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)kpt_target,
@@ -121,26 +119,24 @@ int t_kretprobe_disable_enable(void)
 		.maxactive = 4,
 	};
 
-	KPT_EXPECT_EQ(disable_kretprobe(&rp), -EINVAL);	/* not registered */
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), -EINVAL);	/* not registered */
 	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_target(1, 2), 33);
-	KPT_EXPECT_EQ(rh.returns, 0);
-	KPT_EXPECT_EQ(enable_kretprobe(&rp), 0);
-	KPT_EXPECT_EQ(call_target(2, 2), 64);
-	KPT_EXPECT_EQ(rh.entries, 1);
-	KPT_EXPECT_EQ(rh.returns, 1);
-	KPT_EXPECT_EQ(disable_kretprobe(&rp), 0);
-	KPT_EXPECT_EQ(call_target(3, 2), 95);
-	KPT_EXPECT_EQ(rh.returns, 1);
-	KPT_EXPECT_EQ(enable_kretprobe(&rp), 0);
-	KPT_EXPECT_EQ(call_target(4, 2), 126);
-	KPT_EXPECT_EQ(rh.returns, 2);
-	KPT_EXPECT_EQ(rh.last_ret, 126);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
+	KUNIT_EXPECT_EQ(test, rh.returns, 0);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(2, 2), 64);
+	KUNIT_EXPECT_EQ(test, rh.entries, 1);
+	KUNIT_EXPECT_EQ(test, rh.returns, 1);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(3, 2), 95);
+	KUNIT_EXPECT_EQ(test, rh.returns, 1);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(4, 2), 126);
+	KUNIT_EXPECT_EQ(test, rh.returns, 2);
+	KUNIT_EXPECT_EQ(test, rh.last_ret, 126);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rp.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 
 /* a fresh kretprobe on kpt_recurse with one reserved instance, rh cleared */
@@ -160,24 +156,22 @@ static int register_recurse_rp(struct kretprobe *rp)
  * instances (kernel/kprobes_kretprobes.c), so 4 nested activations with
  * maxactive 1 all return through the handler.
  */
-int t_kretprobe_nmissed_recursion(void)
+void t_kretprobe_nmissed_recursion(struct kunit *test)
 {
 	struct kretprobe rp;
 
-	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_recurse(3), 3);
+	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_recurse(3), 3);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.last_ret, 3);	/* the outermost return */
+	KUNIT_EXPECT_EQ(test, rh.last_ret, 3);	/* the outermost return */
 	if (!KPT_SPARES) {
 		/* 1 instance: the 3 inner activations miss */
-		KPT_EXPECT_EQ(rh.returns, 1);
-		KPT_EXPECT_EQ(rp.nmissed, 3);
+		KUNIT_EXPECT_EQ(test, rh.returns, 1);
+		KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 	} else {
-		KPT_EXPECT_EQ(rh.returns, 4);
-		KPT_EXPECT_EQ(rp.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, rh.returns, 4);
+		KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 	}
-	return kpt_failed;
 }
 
 /*
@@ -186,33 +180,30 @@ int t_kretprobe_nmissed_recursion(void)
  * activations, maxactive 1, 5 served and 3 missed.  With interrupts on,
  * 100 activations stop at the bound: maxactive 1 + 32 spares.
  */
-int t_kretprobe_spare_bound(void)
+void t_kretprobe_spare_bound(struct kunit *test)
 {
 	struct kretprobe rp;
 	unsigned long flags;
 	int missed;
 
 	if (!KPT_SPARES)
-		return KPT_SKIP_BECAUSE("no spare instances: see kretprobe_nmissed_recursion");
-	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
-		return 1;
+		kunit_skip(test, "no spare instances: see kretprobe_nmissed_recursion");
+	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
 	local_irq_save(flags);
-	KPT_EXPECT_EQ(call_recurse(7), 7);
+	KUNIT_EXPECT_EQ(test, call_recurse(7), 7);
 	local_irq_restore(flags);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.returns, 5);
-	KPT_EXPECT_EQ(rp.nmissed, 3);
+	KUNIT_EXPECT_EQ(test, rh.returns, 5);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 
-	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_recurse(99), 99);
+	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
+	KUNIT_EXPECT_EQ(test, call_recurse(99), 99);
 	unregister_kretprobe(&rp);
 	missed = rp.nmissed;
-	pr_info("# 100 activations, maxactive 1: %d returns, %d missed\n",
-		rh.returns, missed);
-	KPT_EXPECT_EQ(rh.returns + missed, 100);
-	KPT_EXPECT(rh.returns > 5 && rh.returns <= 1 + 32);
-	return kpt_failed;
+	kunit_info(test, "100 activations, maxactive 1: %d returns, %d missed\n",
+		   rh.returns, missed);
+	KUNIT_EXPECT_EQ(test, rh.returns + missed, 100);
+	KUNIT_EXPECT_TRUE(test, rh.returns > 5 && rh.returns <= 1 + 32);
 }
 
 /* run on one CPU by work_on_cpu(): arg activations, interrupts off */
@@ -235,27 +226,25 @@ static long recurse_irqs_off(void *arg)
  * kretprobe_spare_bound (the reserved one and the first spare pool's 4:
  * 5 returns, 3 missed), not 4 and 4.
  */
-int t_kretprobe_hot_instance_reachable(void)
+void t_kretprobe_hot_instance_reachable(struct kunit *test)
 {
 	int first = cpumask_first(cpu_online_mask);
 	int second = cpumask_next(first, cpu_online_mask);
 	struct kretprobe rp;
 
 	if (!KPT_SPARES)
-		return KPT_SKIP_BECAUSE("no spare instances: see kretprobe_nmissed_recursion");
+		kunit_skip(test, "no spare instances: see kretprobe_nmissed_recursion");
 	if (second >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
-	if (!KPT_EXPECT_EQ(register_recurse_rp(&rp), 0))
-		return 1;
-	KPT_EXPECT_EQ(work_on_cpu(first, recurse_irqs_off, (void *)0L), 0);
-	KPT_EXPECT_EQ(work_on_cpu(second, recurse_irqs_off, (void *)7L), 7);
+		kunit_skip(test, "this boot: needs 2 online CPUs");
+	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(first, recurse_irqs_off, (void *)0L), 0);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(second, recurse_irqs_off, (void *)7L), 7);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.returns, 1 + 5);
-	KPT_EXPECT_EQ(rp.nmissed, 3);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, rh.returns, 1 + 5);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 }
 
-int t_kretprobe_sleeping_function(void)
+void t_kretprobe_sleeping_function(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_sleeper",
@@ -264,29 +253,27 @@ int t_kretprobe_sleeping_function(void)
 	};
 
 	memset(&rh, 0, sizeof(rh));
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
-		return 1;
-	KPT_EXPECT(rp.maxactive > 0);	/* the default was applied */
-	KPT_EXPECT_EQ(call_sleeper(2), 9);
-	KPT_EXPECT_EQ(call_sleeper(1), 8);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_TRUE(test, rp.maxactive > 0);	/* the default was applied */
+	KUNIT_EXPECT_EQ(test, call_sleeper(2), 9);
+	KUNIT_EXPECT_EQ(test, call_sleeper(1), 8);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.returns, 2);
-	KPT_EXPECT_EQ(rh.last_ret, 8);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, rh.returns, 2);
+	KUNIT_EXPECT_EQ(test, rh.last_ret, 8);
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-int t_kretprobe_bad_input(void)
+void t_kretprobe_bad_input(struct kunit *test)
 {
 	struct kretprobe rp = { .handler = ret_handler };
 	struct kretprobe *rps[2] = { &rp, NULL };
 
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);	/* no target */
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);	/* no target */
 	rp.kp.symbol_name = "kpt_no_such_symbol";
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -ENOENT);
 	rp.kp.symbol_name = "kpt_asm";
 	rp.kp.offset = kpt_asm_off_add;
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);	/* not at entry */
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);	/* not at entry */
 	/*
 	 * noinstr code, where RCU may not be watching (the return path
 	 * needs it): refused, on both kernels.  ct_idle_enter(), which
@@ -295,14 +282,14 @@ int t_kretprobe_bad_input(void)
 	 */
 	rp.kp.offset = 0;
 	rp.kp.symbol_name = "ct_idle_enter";
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL))
+	if (!KPT_CHECK_EQ(test, register_kretprobe(&rp), -EINVAL))
 		unregister_kretprobe(&rp);
 	rp.kp.symbol_name = "ct_idle_exit";
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL))
+	if (!KPT_CHECK_EQ(test, register_kretprobe(&rp), -EINVAL))
 		unregister_kretprobe(&rp);
 	rp.kp.addr = NULL;
 	if (upstream)
-		return kpt_failed;	/* it dereferences a NULL entry */
+		return;	/* it dereferences a NULL entry */
 	/* a NULL entry: -EINVAL, the one before it rolled back */
 	rp.kp.symbol_name = NULL;
 	rp.kp.offset = 0;
@@ -310,19 +297,18 @@ int t_kretprobe_bad_input(void)
 	rp.entry_handler = ret_entry;
 	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
 	memset(&rh, 0, sizeof(rh));
-	KPT_EXPECT_EQ(register_kretprobes(rps, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
 	call_target(1, 1);
-	KPT_EXPECT_EQ(rh.returns, 0);
+	KUNIT_EXPECT_EQ(test, rh.returns, 0);
 	unregister_kretprobes(rps, 2);	/* NULL and unregistered: skipped */
-	KPT_EXPECT_EQ(register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), 0);
 	call_target(1, 1);
 	/* twice: refused, and its instance pool still serves the first */
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
 	call_target(1, 1);
 	unregister_kretprobe(&rp);
-	KPT_EXPECT_EQ(rh.returns, 2);
-	KPT_EXPECT_EQ(rp.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, rh.returns, 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 #endif /* CONFIG_X86 */
 
@@ -340,7 +326,7 @@ static int blocker_fn(void *unused)
 	return 0;
 }
 
-int t_kretprobe_unregister_while_live(void)
+void t_kretprobe_unregister_while_live(struct kunit *test)
 {
 	static struct kretprobe rp;
 	struct task_struct *t;
@@ -356,30 +342,28 @@ int t_kretprobe_unregister_while_live(void)
 	blocker_result = 0;
 	reinit_completion(&blocker_entered);
 	reinit_completion(&blocker_release);
-	if (!KPT_EXPECT_EQ(register_kretprobe(&rp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	t = kthread_run(blocker_fn, NULL, "kpt_blocker");
-	if (!KPT_EXPECT(!IS_ERR(t))) {
+	if (!KPT_CHECK(test, !IS_ERR(t))) {
 		unregister_kretprobe(&rp);
-		return 1;
+		return;
 	}
 	get_task_struct(t);
 	/* its instance is live once it is inside kpt_blocker() */
 	inside = wait_for_completion_timeout(&blocker_entered, 10 * HZ);
 	if (!inside)
-		pr_info("# waited 10 s for the thread to enter kpt_blocker()\n");
-	KPT_EXPECT(inside);
-	KPT_EXPECT_EQ(rh.entries, 1);
+		kunit_info(test, "waited 10 s for the thread to enter kpt_blocker()\n");
+	KUNIT_EXPECT_TRUE(test, inside);
+	KUNIT_EXPECT_EQ(test, rh.entries, 1);
 	unregister_kretprobe(&rp);
 	complete(&blocker_release);
 	kthread_stop(t);		/* waits for it to return and exit */
 	put_task_struct(t);
-	KPT_EXPECT_EQ(blocker_result, 300 + 7);
-	KPT_EXPECT_EQ(rh.returns, 0);	/* unregistered: no handler */
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, blocker_result, 300 + 7);
+	KUNIT_EXPECT_EQ(test, rh.returns, 0);	/* unregistered: no handler */
 }
 
-int t_kretprobe_absurd_maxactive(void)
+void t_kretprobe_absurd_maxactive(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_sleeper",
@@ -389,16 +373,15 @@ int t_kretprobe_absurd_maxactive(void)
 
 	/* upstream tries to allocate INT_MAX instances first */
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream has no maxactive bound in the core");
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -E2BIG);
+		kunit_skip(test, "upstream has no maxactive bound in the core");
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	rp.maxactive = 4;
 	rp.data_size = 1 << 20;
-	KPT_EXPECT_EQ(register_kretprobe(&rp), -E2BIG);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	/* nothing was left armed */
 	memset(&rh, 0, sizeof(rh));
-	KPT_EXPECT_EQ(call_sleeper(0), 7);
-	KPT_EXPECT_EQ(rh.returns, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, call_sleeper(0), 7);
+	KUNIT_EXPECT_EQ(test, rh.returns, 0);
 }
 
 #ifdef CONFIG_X86
@@ -414,7 +397,7 @@ int t_kretprobe_absurd_maxactive(void)
  * own address and -1 (no syscall), rather than reserving the three words
  * for its C side to fill after looking up the instance.
  */
-int t_kretprobe_frame_published(void)
+void t_kretprobe_frame_published(struct kunit *test)
 {
 	u8 want[2 + 5 + 2] = {
 		0x6a, __KERNEL_CS,	/* push $__KERNEL_CS */
@@ -427,10 +410,9 @@ int t_kretprobe_frame_published(void)
 	int i;
 
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream's is rethook's: its C side fills cs, ip");
+		kunit_skip(test, "upstream's is rethook's: its C side fills cs, ip");
 	tramp = kpt_lookup("kretprobe_trampoline");
-	if (!KPT_EXPECT(tramp))
-		return 1;
+	KUNIT_ASSERT_TRUE(test, tramp);
 	imm = (u32)tramp;
 	memcpy(&want[3], &imm, sizeof(imm));
 	code = (u8 *)tramp;
@@ -438,9 +420,8 @@ int t_kretprobe_frame_published(void)
 	for (i = 0; i + sizeof(want) <= 32; i++)
 		if (!memcmp(code + i, want, sizeof(want)))
 			break;
-	pr_info("# kretprobe_trampoline: %*ph\n", 64, code);
-	if (!KPT_EXPECT(i + sizeof(want) <= 32))
-		return 1;
+	kunit_info(test, "kretprobe_trampoline: %*ph\n", 64, code);
+	KUNIT_ASSERT_TRUE(test, i + sizeof(want) <= 32);
 	/*
 	 * With frame pointers, the frame is published after them: the
 	 * encoding (ENCODE_FRAME_POINTER) comes past the general registers'
@@ -461,8 +442,7 @@ int t_kretprobe_frame_published(void)
 		for (j = i + sizeof(want); j + sizeof(enc) <= 64; j++)
 			if (!memcmp(code + j, enc, sizeof(enc)))
 				break;
-		KPT_EXPECT(j + sizeof(enc) <= 64);
+		KUNIT_EXPECT_TRUE(test, j + sizeof(enc) <= 64);
 	}
-	return kpt_failed;
 }
 #endif /* CONFIG_X86 */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of kprobes_api share: the targets that several areas
- * probe, the handler bookkeeping, and the cases kprobes_api_main.c's
- * table runs.  They make one module, with one KTAP state (kpt_ktap.h).
+ * probe, the handler bookkeeping, and the cases that the suites of
+ * kprobes_api_main.c run.
  */
 #ifndef KPROBES_API_H
 #define KPROBES_API_H
@@ -11,12 +11,7 @@
 #include <linux/kprobes.h>
 #include <linux/types.h>
 
-/* one KTAP state for all the module's files (kpt_ktap.h) */
-#ifdef KPT_KTAP_H
-#error "kprobes_api.h must come before kpt_ktap.h: its state would be per file"
-#endif
-#define KPT_KTAP_SHARED
-#include "kpt_ktap.h"
+#include "kprobes_kunit.h"
 #include "kprobes_api_targets.h"
 
 /*
@@ -122,76 +117,77 @@ int kpt_set_carriers(int on);
 /* ---- the cases, by file --------------------------------------------------- */
 
 /*
- * cases[] (kprobes_api_main.c) runs them in its order.  The X86_CASE()
- * ones exist on x86 only, where kprobes_api_targets.S is built; elsewhere
- * the table names them, as strings, and reports a skip.
+ * The suites (kprobes_api_main.c) run them.  The X86_CASE() ones exist
+ * on x86 only, where kprobes_api_targets.S is built; elsewhere the suites
+ * name them, as strings, and report a skip.
  */
 
 /* kprobes_api_basic.c */
-int t_register_by_addr(void);
-int t_register_by_symbol(void);
-int t_pre_handler_changes_ip(void);
-int t_reentry_ftrace_counts_nmissed(void);
-int t_fault_handler_where_served(void);
+void t_register_by_addr(struct kunit *test);
+void t_register_by_symbol(struct kunit *test);
+void t_register_by_module_symbol(struct kunit *test);
+void t_pre_handler_changes_ip(struct kunit *test);
+void t_reentry_ftrace_counts_nmissed(struct kunit *test);
+void t_fault_handler_where_served(struct kunit *test);
 #ifdef CONFIG_X86
-int t_symbol_offset_single_step(void);
-int t_step_post_context(void);
-int t_reentry_counts_nmissed(void);
-int t_disable_enable(void);
-int t_batch_register(void);
-int t_batch_rollback(void);
-int t_batch_null_entry(void);
-int t_double_register(void);
+void t_symbol_offset_single_step(struct kunit *test);
+void t_step_post_context(struct kunit *test);
+void t_reentry_counts_nmissed(struct kunit *test);
+void t_disable_enable(struct kunit *test);
+void t_batch_register(struct kunit *test);
+void t_batch_rollback(struct kunit *test);
+void t_batch_null_entry(struct kunit *test);
+void t_double_register(struct kunit *test);
 #endif
 
 /* kprobes_api_kretprobes.c */
-int t_kretprobe_return_value(void);
-int t_kretprobe_disable_enable(void);
-int t_kretprobe_nmissed_recursion(void);
-int t_kretprobe_spare_bound(void);
-int t_kretprobe_hot_instance_reachable(void);
-int t_kretprobe_sleeping_function(void);
-int t_kretprobe_absurd_maxactive(void);
-int t_kretprobe_unregister_while_live(void);
+void t_kretprobe_return_value(struct kunit *test);
+void t_kretprobe_disable_enable(struct kunit *test);
+void t_kretprobe_nmissed_recursion(struct kunit *test);
+void t_kretprobe_spare_bound(struct kunit *test);
+void t_kretprobe_hot_instance_reachable(struct kunit *test);
+void t_kretprobe_sleeping_function(struct kunit *test);
+void t_kretprobe_absurd_maxactive(struct kunit *test);
+void t_kretprobe_unregister_while_live(struct kunit *test);
 #ifdef CONFIG_X86
-int t_kretprobe_bad_input(void);
-int t_kretprobe_frame_published(void);
+void t_kretprobe_bad_input(struct kunit *test);
+void t_kretprobe_frame_published(struct kunit *test);
 #endif
 
 #ifdef CONFIG_X86
 /* kprobes_api_aggregate.c */
-int t_site_probes_change(void);
-int t_aggregate_probes(void);
-int t_aggregate_order_and_post(void);
-int t_post_joins_hit_in_flight(void);
+void t_site_probes_change(struct kunit *test);
+void t_aggregate_probes(struct kunit *test);
+void t_aggregate_order_and_post(struct kunit *test);
+void t_post_joins_hit_in_flight(struct kunit *test);
 
 /* kprobes_api_ftrace.c */
-int t_ftrace_ops_switch(void);
-int t_ftrace_leave_and_return(void);
-int t_ftrace_divert(void);
-int t_ftrace_divert_body(void);
+void t_ftrace_ops_switch(struct kunit *test);
+void t_ftrace_leave_and_return(struct kunit *test);
+void t_ftrace_divert(struct kunit *test);
+void t_ftrace_divert_body(struct kunit *test);
 #ifdef CONFIG_FUNCTION_TRACER
-int t_entry_cold_part(void);
-int t_entry_static_branch(void);
+void t_entry_cold_part(struct kunit *test);
+void t_entry_static_branch(struct kunit *test);
 #else
-int t_no_fentry(void);
+void t_no_fentry(struct kunit *test);
 #define t_entry_cold_part	t_no_fentry
 #define t_entry_static_branch	t_no_fentry
 #endif
 
 /* kprobes_api_carriers.c: where there are none, each case says why */
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
-int t_carrier_entry(void);
-int t_carrier_move_exact(void);
-int t_carrier_background_move(void);
-int t_carrier_move_reader_window(void);
-int t_carrier_divert_during_move(void);
-int t_carrier_move_unlocked(void);
-int t_carrier_settle_generations(void);
-int t_carrier_sysctl_off(void);
-int t_carrier_region_probe(void);
+void t_carrier_entry(struct kunit *test);
+void t_carrier_move_exact(struct kunit *test);
+void t_carrier_background_move(struct kunit *test);
+void t_carrier_move_reader_window(struct kunit *test);
+void t_carrier_divert_during_move(struct kunit *test);
+void t_carrier_move_unlocked(struct kunit *test);
+void t_carrier_settle_generations(struct kunit *test);
+void t_carrier_sysctl_off(struct kunit *test);
+void t_carrier_region_probe(struct kunit *test);
 #else
-int t_carrier_none(void);
+void t_carrier_none(struct kunit *test);
 #define t_carrier_entry			t_carrier_none
 #define t_carrier_move_exact		t_carrier_none
 #define t_carrier_background_move	t_carrier_none
@@ -204,24 +200,24 @@ int t_carrier_none(void);
 #endif
 
 /* kprobes_api_text.c */
-int t_bad_input(void);
-int t_bad_input_patched_sites(void);
-int t_core_patched_sites(void);
-int t_alternatives_lock_prefix(void);
+void t_bad_input(struct kunit *test);
+void t_bad_input_patched_sites(struct kunit *test);
+void t_core_patched_sites(struct kunit *test);
+void t_alternatives_lock_prefix(struct kunit *test);
 
 /* kprobes_api_insn.c */
-int t_emulated_instructions(void);
-int t_emulated_indirect_call_mem(void);
-int t_emulated_transfers(void);
-int t_fault_in_single_step(void);
-int t_boost_and_single_step_agree(void);
-int t_gp_in_single_step(void);
-int t_fault_in_handler(void);
+void t_emulated_instructions(struct kunit *test);
+void t_emulated_indirect_call_mem(struct kunit *test);
+void t_emulated_transfers(struct kunit *test);
+void t_fault_in_single_step(struct kunit *test);
+void t_boost_and_single_step_agree(struct kunit *test);
+void t_gp_in_single_step(struct kunit *test);
+void t_fault_in_handler(struct kunit *test);
 
 /* kprobes_api_smp.c */
-int t_concurrent_hits_while_registering(void);
-int t_batch_unregister_optimized(void);
-int t_post_joins_pre_only_walk(void);
+void t_concurrent_hits_while_registering(struct kunit *test);
+void t_batch_unregister_optimized(struct kunit *test);
+void t_post_joins_pre_only_walk(struct kunit *test);
 #endif /* CONFIG_X86 */
 
 #endif /* KPROBES_API_H */

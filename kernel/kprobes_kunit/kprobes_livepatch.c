@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobes_livepatch: an entry kprobe and a livepatch on the same
- * function, in both orders, on every arch that has both (a suite module:
- * make test on x86, make ppc64le-test on a classic backend with kprobes
- * on ftrace).  6.12 hooks an entry probe without a post_handler on an
+ * function, in both orders, on every arch that has both (a KUnit suite
+ * in a module: make test on x86, make ppc64le-test on a classic backend
+ * with kprobes on ftrace).  6.12 hooks an entry probe without a post_handler on an
  * ftrace_ops that does not modify the IP, so it and a livepatch (whose
  * ops does) share the function: each registration succeeds, the probe
  * sees every call, and the calls run the patched body.
  *
  * The module is itself the livepatch, of int_sqrt() (exported, pure: its
- * replacement computes the same), and takes it away again through sysfs
- * before its init returns, so that it can be unloaded.  Only calls made
- * by this module's init are counted, in the probe and in the replacement:
+ * replacement computes the same), and its last case takes it away again
+ * through sysfs, so that it can be unloaded.  Only calls made by the
+ * cases' own threads are counted, in the probe and in the replacement:
  * the rest of the kernel may call int_sqrt() meanwhile.
  */
 #define pr_fmt(fmt) fmt
@@ -23,7 +23,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 
-#include "kpt_ktap.h"
+#include "kprobes_kunit.h"
 
 #define N 100
 #define LP_ENABLED "/sys/kernel/livepatch/kprobes_livepatch/enabled"
@@ -112,20 +112,20 @@ static bool lp_on;
 static struct kprobe kp;
 
 /* N calls with the patch in: each ran the replacement and hit the probe */
-static void expect_patched_calls(void)
+static void expect_patched_calls(struct kunit *test)
 {
 	hits = 0;
 	patched = 0;
-	KPT_EXPECT_EQ(calls(N), N);
-	KPT_EXPECT_EQ(patched, N);
-	KPT_EXPECT_EQ(hits, N);
+	KUNIT_EXPECT_EQ(test, calls(N), N);
+	KUNIT_EXPECT_EQ(test, patched, N);
+	KUNIT_EXPECT_EQ(test, hits, N);
 }
 
 /* the probe leaves, having missed nothing */
-static void unregister_kp(void)
+static void unregister_kp(struct kunit *test)
 {
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 }
 
 static void init_kp(void)
@@ -136,42 +136,38 @@ static void init_kp(void)
 }
 
 /* the probe first: the livepatch comes, and the probe sees every call */
-static int t_probe_first(void)
+static void t_probe_first(struct kunit *test)
 {
 	int ret;
 
 	init_kp();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	pr_info("# the probe's flags: %#x (ftrace %d)\n", kp.flags,
-		kprobe_ftrace(&kp));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kunit_info(test, "the probe's flags: %#x (ftrace %d)\n", kp.flags,
+		   kprobe_ftrace(&kp));
 	hits = 0;
-	KPT_EXPECT_EQ(calls(N), N);
-	KPT_EXPECT_EQ(hits, N);
+	KUNIT_EXPECT_EQ(test, calls(N), N);
+	KUNIT_EXPECT_EQ(test, hits, N);
 	ret = klp_enable_patch(&lp_patch);
-	KPT_EXPECT_EQ(ret, 0);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	lp_on = !ret;
-	if (lp_on && KPT_EXPECT(wait_patched(true)))
-		expect_patched_calls();
-	unregister_kp();
-	return kpt_failed;
+	if (lp_on && KPT_CHECK(test, wait_patched(true)))
+		expect_patched_calls(test);
+	unregister_kp(test);
 }
 
 /* the livepatch first: a probe registers beside it and sees every call */
-static int t_probe_second(void)
+static void t_probe_second(struct kunit *test)
 {
 	if (!lp_on)
-		return KPT_SKIP_BECAUSE("the livepatch did not load (previous case)");
+		kunit_skip(test, "the livepatch did not load (previous case)");
 	init_kp();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	expect_patched_calls();
-	unregister_kp();
-	return kpt_failed;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	expect_patched_calls(test);
+	unregister_kp(test);
 }
 
 /* the livepatch leaves through sysfs, as an administrator takes it away */
-static int t_unpatch(void)
+static void t_unpatch(struct kunit *test)
 {
 	struct file *f;
 	loff_t pos = 0;
@@ -179,14 +175,13 @@ static int t_unpatch(void)
 	int i;
 
 	if (!lp_on)
-		return KPT_SKIP_BECAUSE("the livepatch did not load (first case)");
+		kunit_skip(test, "the livepatch did not load (first case)");
 	f = filp_open(LP_ENABLED, O_WRONLY, 0);
-	if (!KPT_EXPECT(!IS_ERR(f)))
-		return 1;
+	KUNIT_ASSERT_TRUE(test, !IS_ERR(f));
 	n = kernel_write(f, "0", 1, &pos);
 	filp_close(f, NULL);
-	KPT_EXPECT_EQ(n, 1);
-	KPT_EXPECT(wait_patched(false));
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_TRUE(test, wait_patched(false));
 	/* freed once the transition is over: its sysfs folder goes */
 	for (i = 0; i < 400; i++) {
 		f = filp_open(LP_ENABLED, O_RDONLY, 0);
@@ -195,32 +190,41 @@ static int t_unpatch(void)
 		filp_close(f, NULL);
 		msleep(50);
 	}
-	KPT_EXPECT(i < 400);
-	return kpt_failed;
+	KUNIT_EXPECT_TRUE(test, i < 400);
 }
 
-static const struct kpt_case cases[] = {
-	{ "an entry kprobe, then a livepatch of its function: both in, every call seen",
-	  t_probe_first },
-	{ "a livepatch, then an entry kprobe on its function: every patched call seen",
-	  t_probe_second },
-	{ "the livepatch taken away through sysfs", t_unpatch },
-};
-
-static int __init kprobes_livepatch_init(void)
+/* the calls counted are those of the case's own thread */
+static int kprobes_livepatch_case_init(struct kunit *test)
 {
 	WRITE_ONCE(tester, current);
-	kpt_run_cases(cases, ARRAY_SIZE(cases));
-	WRITE_ONCE(tester, NULL);
 	return 0;
 }
 
-static void __exit kprobes_livepatch_exit(void)
+static void kprobes_livepatch_case_exit(struct kunit *test)
 {
+	WRITE_ONCE(tester, NULL);
 }
 
-module_init(kprobes_livepatch_init);
-module_exit(kprobes_livepatch_exit);
-MODULE_DESCRIPTION("kprobes selftest: an entry kprobe beside a livepatch");
+/* in this order: each case goes on from the last one's state */
+static struct kunit_case kprobes_livepatch_cases[] = {
+	/* an entry kprobe, then a livepatch of its function: every call seen */
+	KPT_CASE(probe_first),
+	/* a livepatch, then an entry kprobe on its function: every patched call seen */
+	KPT_CASE(probe_second),
+	/* the livepatch taken away through sysfs */
+	KPT_CASE(unpatch),
+	{}
+};
+
+static struct kunit_suite kprobes_livepatch_suite = {
+	.name = "kprobes_livepatch",
+	.init = kprobes_livepatch_case_init,
+	.exit = kprobes_livepatch_case_exit,
+	.test_cases = kprobes_livepatch_cases,
+};
+
+kunit_test_suite(kprobes_livepatch_suite);
+
+MODULE_DESCRIPTION("KUnit tests of an entry kprobe beside a livepatch");
 MODULE_LICENSE("GPL");
 MODULE_INFO(livepatch, "Y");

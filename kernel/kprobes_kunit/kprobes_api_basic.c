@@ -14,7 +14,7 @@
 
 #include "kprobes_api.h"
 
-int t_register_by_addr(void)
+void t_register_by_addr(struct kunit *test)
 {
 	struct kprobe kp;
 	int ret;
@@ -22,25 +22,23 @@ int t_register_by_addr(void)
 	target_probe(&kp, false);
 	reset();
 	ret = register_kprobe(&kp);
-	if (!KPT_EXPECT_EQ(ret, 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	/* An ENDBR at entry is stepped over: the probe sits after it. */
-	KPT_EXPECT_EQ((unsigned long)kp.addr, kpt_target_entry +
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, kpt_target_entry +
 		      (has_endbr((void *)kpt_target_entry) ? 4 : 0));
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.pre_di, 3);
-	KPT_EXPECT_EQ(h.pre_si, 4);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre_di, 3);
+	KUNIT_EXPECT_EQ(test, h.pre_si, 4);
 	/* x86 convention: ip as if the int3 at addr had just executed */
-	KPT_EXPECT_EQ(h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
-	KPT_EXPECT(!h.pre_preemptible);
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	KPT_EXPECT_EQ(h.pre, 1);	/* gone after unregister */
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KUNIT_EXPECT_TRUE(test, !h.pre_preemptible);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);	/* gone after unregister */
 }
 
-int t_register_by_symbol(void)
+void t_register_by_symbol(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -48,27 +46,30 @@ int t_register_by_symbol(void)
 	kp.symbol_name = "kpt_target";
 	kp.pre_handler = pre_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	call_target(1, 2);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+}
 
-	/* "MOD:sym" names the module */
+/* "MOD:sym" names the module */
+void t_register_by_module_symbol(struct kunit *test)
+{
+	struct kprobe kp;
+
+	KPT_NEEDS_MODULE(test);
 	init_probe(&kp);
 	kp.symbol_name = KBUILD_MODNAME ":kpt_target";
 	kp.pre_handler = pre_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	call_target(1, 2);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-int t_symbol_offset_single_step(void)
+void t_symbol_offset_single_step(struct kunit *test)
 {
 	struct kprobe kp;
 	long off = kpt_asm_off_add;
@@ -80,21 +81,19 @@ int t_symbol_offset_single_step(void)
 	kp.pre_handler = pre_record;
 	kp.post_handler = post_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ((unsigned long)kp.addr, (unsigned long)kpt_asm_add);
-	KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, (unsigned long)kpt_asm_add);
+	KUNIT_EXPECT_EQ(test, call_asm(5), KPT_ASM_BASE + 5);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.post, 1);
-	KPT_EXPECT(h.pre_seq < h.post_seq);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.post, 1);
+	KUNIT_EXPECT_TRUE(test, h.pre_seq < h.post_seq);
 	/* before the add: rax holds the constant; after it, the sum */
-	KPT_EXPECT_EQ(h.pre_ax, KPT_ASM_BASE);
-	KPT_EXPECT_EQ(h.pre_x, 5);
-	KPT_EXPECT_EQ(h.post_ax, KPT_ASM_BASE + 5);
-	KPT_EXPECT_EQ(h.post_ip, (unsigned long)kpt_asm_ret);
-	KPT_EXPECT(!h.pre_preemptible && !h.post_preemptible);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre_ax, KPT_ASM_BASE);
+	KUNIT_EXPECT_EQ(test, h.pre_x, 5);
+	KUNIT_EXPECT_EQ(test, h.post_ax, KPT_ASM_BASE + 5);
+	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)kpt_asm_ret);
+	KUNIT_EXPECT_TRUE(test, !h.pre_preemptible && !h.post_preemptible);
 }
 
 /*
@@ -140,7 +139,7 @@ static void step_ctx_post(struct kprobe *p, struct pt_regs *regs,
 	}
 }
 
-noinline int t_step_post_context(void)
+noinline void t_step_post_context(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -149,31 +148,29 @@ noinline int t_step_post_context(void)
 	kp.pre_handler = step_ctx_pre;
 	kp.post_handler = step_ctx_post;
 	memset(&sc, 0, sizeof(sc));
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_asm(7), KPT_ASM_BASE + 7);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_asm(7), KPT_ASM_BASE + 7);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
-	KPT_EXPECT(sc.pre_sp && sc.post_sp == sc.pre_sp);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
+	KUNIT_EXPECT_TRUE(test, sc.pre_sp && sc.post_sp == sc.pre_sp);
 	/* interrupts were on where the call was made */
-	KPT_EXPECT(sc.pre_flags & X86_EFLAGS_IF);
-	KPT_EXPECT(sc.post_flags & X86_EFLAGS_IF);
-	KPT_EXPECT(sc.pre_irqs_off && sc.post_irqs_off);
+	KUNIT_EXPECT_TRUE(test, sc.pre_flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_TRUE(test, sc.post_flags & X86_EFLAGS_IF);
+	KUNIT_EXPECT_TRUE(test, sc.pre_irqs_off && sc.post_irqs_off);
 	/*
 	 * The guess unwinder (i386 without frame pointers) did not list the
 	 * probed function in a post_handler's trace on either kernel, as it
 	 * fails KUnit's test_stacktrace_on_nested_kretprobe on both.
 	 */
 	if (!IS_ENABLED(CONFIG_UNWINDER_GUESS))
-		KPT_EXPECT(sc.in_func);
+		KUNIT_EXPECT_TRUE(test, sc.in_func);
 	/*
 	 * kpt_asm() has no frame: only ORC (x86_64) finds its caller from
 	 * its registers; the frame-pointer unwinder (i386) goes on from the
 	 * caller's caller, on stock as on ours.
 	 */
 	if (IS_ENABLED(CONFIG_UNWINDER_ORC))
-		KPT_EXPECT(sc.in_caller);
-	return kpt_failed;
+		KUNIT_EXPECT_TRUE(test, sc.in_caller);
 }
 
 #endif /* CONFIG_X86 */
@@ -185,7 +182,7 @@ static int pre_redirect(struct kprobe *p, struct pt_regs *regs)
 	return 1;	/* ip changed: do not run the probed instruction */
 }
 
-int t_pre_handler_changes_ip(void)
+void t_pre_handler_changes_ip(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -194,14 +191,12 @@ int t_pre_handler_changes_ip(void)
 	kp.pre_handler = pre_redirect;
 	kp.post_handler = post_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 1000 + 4);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 1000 + 4);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(h.post, 0);	/* skipped with the instruction */
-	KPT_EXPECT_EQ(call_target(3, 4), 3 * 31 + 4);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.post, 0);	/* skipped with the instruction */
+	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
 }
 
 /*
@@ -220,8 +215,9 @@ static int pre_reenter(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static int reentry_case(void *addr, bool ftrace, long (*outer)(void),
-			long want, long (*nested)(void), long want_nested)
+static void reentry_case(struct kunit *test, void *addr, bool ftrace,
+			 long (*outer)(void), long want,
+			 long (*nested)(void), long want_nested)
 {
 	struct kprobe kp;
 
@@ -231,15 +227,14 @@ static int reentry_case(void *addr, bool ftrace, long (*outer)(void),
 	reenter_nested = nested;
 	reset();
 	recursion_result = 0;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(!!(kp.flags & KPROBE_FLAG_FTRACE), ftrace);
-	KPT_EXPECT_EQ(outer(), want);
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
+		return;
+	KUNIT_EXPECT_EQ(test, !!(kp.flags & KPROBE_FLAG_FTRACE), ftrace);
+	KUNIT_EXPECT_EQ(test, outer(), want);
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(h.pre, 1);		/* the nested hit ran nothing */
-	KPT_EXPECT_EQ(kp.nmissed, 1);
-	KPT_EXPECT_EQ(recursion_result, want_nested);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 1);		/* the nested hit ran nothing */
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, recursion_result, want_nested);
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
@@ -266,11 +261,11 @@ static long reenter_entry_nested(void)
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-int t_reentry_counts_nmissed(void)
+void t_reentry_counts_nmissed(struct kunit *test)
 {
-	return reentry_case(kpt_asm_add, false, reenter_asm_outer,
-			    KPT_ASM_BASE + 1, reenter_asm_nested,
-			    KPT_ASM_BASE + 100);
+	reentry_case(test, kpt_asm_add, false, reenter_asm_outer,
+		     KPT_ASM_BASE + 1, reenter_asm_nested,
+		     KPT_ASM_BASE + 100);
 }
 
 #endif /* CONFIG_X86 */
@@ -281,18 +276,18 @@ int t_reentry_counts_nmissed(void)
  * from running the handler again, and they count it.  (Upstream's guard
  * lets one nested level through, and its frames count it the same.)
  */
-int t_reentry_ftrace_counts_nmissed(void)
+void t_reentry_ftrace_counts_nmissed(struct kunit *test)
 {
 	/*
 	 * through ftrace where the arch has kprobes on it and a function's
 	 * address is its ftrace site (x86; powerpc's is the global entry,
 	 * before the ftrace call: a breakpoint there, on both kernels)
 	 */
-	return reentry_case((void *)kpt_target_entry,
-			    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
-			    IS_ENABLED(CONFIG_X86),
-			    reenter_entry_outer, 3 * 31 + 4,
-			    reenter_entry_nested, 5 * 31 + 6);
+	reentry_case(test, (void *)kpt_target_entry,
+		     IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+		     IS_ENABLED(CONFIG_X86),
+		     reenter_entry_outer, 3 * 31 + 4,
+		     reenter_entry_nested, 5 * 31 + 6);
 }
 
 #ifdef KPROBES_ANEW
@@ -308,7 +303,7 @@ static int fault_declined(struct kprobe *p, struct pt_regs *regs, int trapnr)
  * never would, so the probe is refused, with -EOPNOTSUPP, and nothing is
  * left registered.
  */
-int t_fault_handler_where_served(void)
+void t_fault_handler_where_served(struct kunit *test)
 {
 #ifdef KPROBES_ANEW
 	struct kprobe kp;
@@ -321,23 +316,22 @@ int t_fault_handler_where_served(void)
 	reset();
 	ret = register_kprobe(&kp);
 	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC)) {
-		KPT_EXPECT_EQ(ret, -EOPNOTSUPP);
-		KPT_EXPECT(!registered(&kp));
-		KPT_EXPECT_EQ(call_target(1, 2), 33);
-		KPT_EXPECT_EQ(h.pre, 0);
-	} else if (KPT_EXPECT_EQ(ret, 0)) {
-		KPT_EXPECT_EQ(call_target(1, 2), 33);
-		KPT_EXPECT_EQ(h.pre, 1);
+		KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
+		KUNIT_EXPECT_TRUE(test, !registered(&kp));
+		KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
+		KUNIT_EXPECT_EQ(test, h.pre, 0);
+	} else if (KPT_CHECK_EQ(test, ret, 0)) {
+		KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
+		KUNIT_EXPECT_EQ(test, h.pre, 1);
 		unregister_kprobe(&kp);
 	}
-	return kpt_failed;
 #else
-	return KPT_SKIP_BECAUSE("upstream has no fault_handler");
+	kunit_skip(test, "upstream has no fault_handler");
 #endif
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-int t_disable_enable(void)
+void t_disable_enable(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -345,16 +339,15 @@ int t_disable_enable(void)
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = pre_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(disable_kprobe(&kp), 0);
-	KPT_EXPECT(kprobe_disabled(&kp));
-	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(enable_kprobe(&kp), 0);
-	KPT_EXPECT(!kprobe_disabled(&kp));
-	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&kp));
+	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	unregister_kprobe(&kp);
 
 	/* registered disabled: armed only by enable_kprobe() */
@@ -363,22 +356,20 @@ int t_disable_enable(void)
 	kp.pre_handler = pre_record;
 	kp.flags = KPROBE_FLAG_DISABLED;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	call_asm(1);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
 	call_asm(1);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	unregister_kprobe(&kp);
 
 	/* enable/disable of a probe that is not registered */
-	KPT_EXPECT_EQ(enable_kprobe(&kp), -EINVAL);
-	KPT_EXPECT_EQ(disable_kprobe(&kp), -EINVAL);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), -EINVAL);
 }
 
-int t_batch_register(void)
+void t_batch_register(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	struct kprobe *kps[3];
@@ -393,21 +384,19 @@ int t_batch_register(void)
 	kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
 	kp[2].addr = (kprobe_opcode_t *)kpt_target;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobes(kps, 3), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 3), 0);
 	call_asm(1);
 	call_target(1, 1);
-	KPT_EXPECT_EQ(h.pre, 3);
+	KUNIT_EXPECT_EQ(test, h.pre, 3);
 	unregister_kprobes(kps, 3);
 	reset();
 	call_asm(1);
 	call_target(1, 1);
-	KPT_EXPECT_EQ(h.pre, 0);
-	KPT_EXPECT_EQ(register_kprobes(kps, 0), -EINVAL);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
 }
 
-int t_batch_rollback(void)
+void t_batch_rollback(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	struct kprobe *kps[3];
@@ -422,74 +411,68 @@ int t_batch_rollback(void)
 	kp[1].addr = (kprobe_opcode_t *)kpt_target;
 	kp[2].symbol_name = "kpt_no_such_symbol";
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobes(kps, 3), -ENOENT))
-		return 1;
-	KPT_EXPECT(!registered(&kp[2]));
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 3), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, !registered(&kp[2]));
 	call_asm(1);
 	call_target(1, 1);
-	KPT_EXPECT_EQ(h.pre, 0);	/* the first two were rolled back */
+	KUNIT_EXPECT_EQ(test, h.pre, 0);	/* the first two were rolled back */
 
 	/* rolled-back probes can be registered again */
 	init_probe(&kp[0]);
 	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp[0].pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp[0]), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp[0]), 0);
 	call_asm(1);
 	unregister_kprobe(&kp[0]);
-	KPT_EXPECT_EQ(h.pre, 1);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 }
 
 /*
  * A NULL entry in the array is bad input: -EINVAL, and the entries before
  * it are rolled back, as for any error.
  */
-int t_batch_null_entry(void)
+void t_batch_null_entry(struct kunit *test)
 {
 	struct kprobe kp;
 	struct kprobe *kps[2] = { &kp, NULL };
 
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream dereferences a NULL entry");
+		kunit_skip(test, "upstream dereferences a NULL entry");
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = pre_record;
-	KPT_EXPECT_EQ(register_kprobes(kps, 2), -EINVAL);
-	KPT_EXPECT(!registered(&kp));
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, !registered(&kp));
 	reset();
 	call_asm(1);
-	KPT_EXPECT_EQ(h.pre, 0);
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
 	unregister_kprobes(kps, 2);		/* NULL and unregistered: skipped */
 
 	/* it can be registered again */
-	KPT_EXPECT_EQ(register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
 	call_asm(1);
-	KPT_EXPECT_EQ(h.pre, 1);
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
 	unregister_kprobe(&kp);
-	return kpt_failed;
 }
 
-int t_double_register(void)
+void t_double_register(struct kunit *test)
 {
 	struct kprobe kp;
 
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream WARNs on it (warn_kprobe_rereg)");
+		kunit_skip(test, "upstream WARNs on it (warn_kprobe_rereg)");
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = pre_record;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(register_kprobe(&kp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
 	reset();
 	call_asm(3);
-	KPT_EXPECT_EQ(h.pre, 1);	/* still armed once, not twice */
+	KUNIT_EXPECT_EQ(test, h.pre, 1);	/* still armed once, not twice */
 	unregister_kprobe(&kp);
 	reset();
 	call_asm(3);
-	KPT_EXPECT_EQ(h.pre, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 0);
 }
 
 #endif /* CONFIG_X86 */

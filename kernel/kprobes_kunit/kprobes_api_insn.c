@@ -24,7 +24,7 @@ long (*helper_fn)(void) = kpt_asm_helper;
  * left of the hit (the next hit runs its handlers normally).
  */
 /* once with a post_handler (single-step), once without (may be boosted) */
-static int fault_in_copy(bool post)
+static void fault_in_copy(struct kunit *test, bool post)
 {
 	struct kprobe kp;
 	long good = 4242;
@@ -32,34 +32,34 @@ static int fault_in_copy(bool post)
 	char *area = vmalloc(PAGE_SIZE);
 	long *bad = (long *)(area + PAGE_SIZE);
 
-	if (!KPT_EXPECT(area))
-
-		return 1;
+	if (!KPT_CHECK(test, area))
+		return;
 
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
 	kp.pre_handler = pre_record;
 	kp.post_handler = post ? post_record : NULL;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_load(&good), 4242);
-	KPT_EXPECT(h.pre == 1 && h.post == post);
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
+		vfree(area);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, call_load(&good), 4242);
+	KUNIT_EXPECT_TRUE(test, h.pre == 1 && h.post == post);
 	if (post)
-		KPT_EXPECT_EQ(h.post_ax, 4242);
+		KUNIT_EXPECT_EQ(test, h.post_ax, 4242);
 
-	KPT_EXPECT_EQ(call_load(bad), -EFAULT);
-	KPT_EXPECT_EQ(h.pre, 2);	/* the probe was hit */
-	KPT_EXPECT_EQ(h.post, post);	/* the instruction did not complete */
+	KUNIT_EXPECT_EQ(test, call_load(bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, h.pre, 2);	/* the probe was hit */
+	KUNIT_EXPECT_EQ(test, h.post, post);	/* the instruction did not complete */
 
 	/* a frame left behind would make this a re-entry: no handlers */
-	KPT_EXPECT_EQ(call_load(&good), 4242);
-	KPT_EXPECT(h.pre == 3 && h.post == 2 * post);
+	KUNIT_EXPECT_EQ(test, call_load(&good), 4242);
+	KUNIT_EXPECT_TRUE(test, h.pre == 3 && h.post == 2 * post);
 
 	unregister_kprobe(&kp);
 	vfree(area);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 }
 
 /*
@@ -68,11 +68,10 @@ static int fault_in_copy(bool post)
  * post_handler too (such an instruction is never boosted: the fixup is
  * known only for the original address).
  */
-int t_fault_in_single_step(void)
+void t_fault_in_single_step(struct kunit *test)
 {
-	fault_in_copy(true);
-	fault_in_copy(false);
-	return kpt_failed;
+	fault_in_copy(test, true);
+	fault_in_copy(test, false);
 }
 
 /*
@@ -97,7 +96,7 @@ static void agree_post_kr(struct kprobe *p, struct pt_regs *regs,
 	post_record(p, regs, flags);
 }
 
-int t_boost_and_single_step_agree(void)
+void t_boost_and_single_step_agree(struct kunit *test)
 {
 	long (*call_riprel)(long) = kpt_asm_riprel;
 	unsigned long ax[2], di[2];
@@ -114,37 +113,34 @@ int t_boost_and_single_step_agree(void)
 		kr.addr = (kprobe_opcode_t *)call_riprel;
 		kr.pre_handler = pre_record;
 		kr.post_handler = post ? agree_post_kr : NULL;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-			return 1;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 		if (register_kprobe(&kr)) {
 			unregister_kprobe(&kp);
-			if (!KPT_EXPECT(0))
-				return 1;
+			KUNIT_ASSERT_TRUE(test, 0);
 		}
 		reset();
 		agree_post[0] = 0;
 		agree_post[1] = 0;
-		KPT_EXPECT_EQ(call_asm(5), KPT_ASM_BASE + 5);
+		KUNIT_EXPECT_EQ(test, call_asm(5), KPT_ASM_BASE + 5);
 		ax[post] = h.pre_ax;
 		di[post] = h.pre_x;
-		KPT_EXPECT_EQ(call_riprel(7), KPT_RIPREL_VAL + 7);
-		KPT_EXPECT_EQ(h.pre, 2);
-		KPT_EXPECT_EQ(h.post, 2 * post);
-		KPT_EXPECT_EQ(agree_post[0], post);	/* the add's */
-		KPT_EXPECT_EQ(agree_post[1], post);	/* the RIP-relative load's */
+		KUNIT_EXPECT_EQ(test, call_riprel(7), KPT_RIPREL_VAL + 7);
+		KUNIT_EXPECT_EQ(test, h.pre, 2);
+		KUNIT_EXPECT_EQ(test, h.post, 2 * post);
+		KUNIT_EXPECT_EQ(test, agree_post[0], post);	/* the add's */
+		KUNIT_EXPECT_EQ(test, agree_post[1], post);	/* the RIP-relative load's */
 		if (post)	/* after the load: its register holds the value */
-			KPT_EXPECT_EQ(h.post_load, KPT_RIPREL_VAL);
+			KUNIT_EXPECT_EQ(test, h.post_load, KPT_RIPREL_VAL);
 		/* many hits in a row: a boosted copy always comes back */
-		KPT_EXPECT_EQ(call_asm(-1), KPT_ASM_BASE - 1);
-		KPT_EXPECT_EQ(call_riprel(-7), KPT_RIPREL_VAL - 7);
+		KUNIT_EXPECT_EQ(test, call_asm(-1), KPT_ASM_BASE - 1);
+		KUNIT_EXPECT_EQ(test, call_riprel(-7), KPT_RIPREL_VAL - 7);
 		unregister_kprobe(&kr);
 		unregister_kprobe(&kp);
-		KPT_EXPECT_EQ(kp.nmissed + kr.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, kp.nmissed + kr.nmissed, 0);
 	}
-	KPT_EXPECT_EQ(ax[0], ax[1]);
-	KPT_EXPECT_EQ(di[0], 5);
-	KPT_EXPECT_EQ(di[1], 5);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, ax[0], ax[1]);
+	KUNIT_EXPECT_EQ(test, di[0], 5);
+	KUNIT_EXPECT_EQ(test, di[1], 5);
 }
 
 /*
@@ -152,7 +148,7 @@ int t_boost_and_single_step_agree(void)
  * exception fixups before asking kprobes, so we apply the original
  * instruction's fixup ourselves.  Upstream does not (it would die here).
  */
-int t_gp_in_single_step(void)
+void t_gp_in_single_step(struct kunit *test)
 {
 #ifdef CONFIG_X86_64
 	long *noncanon = (long *)0x8000000000000000UL;
@@ -163,22 +159,20 @@ int t_gp_in_single_step(void)
 	long good = 77;
 
 	if (!IS_ENABLED(CONFIG_X86_64))
-		return KPT_SKIP_BECAUSE("32-bit x86 has no non-canonical address to #GP on");
+		kunit_skip(test, "32-bit x86 has no non-canonical address to #GP on");
 	if (upstream)
-		return KPT_SKIP_BECAUSE("upstream dies on a #GP in the copy (not run)");
+		kunit_skip(test, "upstream dies on a #GP in the copy (not run)");
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
 	kp.pre_handler = pre_record;
 	kp.post_handler = post_record;
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-		return 1;
-	KPT_EXPECT_EQ(call_load(noncanon), -EFAULT);
-	KPT_EXPECT(h.pre == 1 && h.post == 0);
-	KPT_EXPECT_EQ(call_load(&good), 77);
-	KPT_EXPECT(h.pre == 2 && h.post == 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, call_load(noncanon), -EFAULT);
+	KUNIT_EXPECT_TRUE(test, h.pre == 1 && h.post == 0);
+	KUNIT_EXPECT_EQ(test, call_load(&good), 77);
+	KUNIT_EXPECT_TRUE(test, h.pre == 2 && h.post == 1);
 	unregister_kprobe(&kp);
-	return kpt_failed;
 }
 
 /*
@@ -186,7 +180,9 @@ int t_gp_in_single_step(void)
  * unchanged, pre and post handlers run, and the post_handler sees ip
  * where the instruction sent it.
  */
-static int branch_case(int which, long x, unsigned long want_ip)
+/* what registering the probe returned: the caller expects it or not */
+static int branch_case(struct kunit *test, int which, long x,
+		       unsigned long want_ip)
 {
 	char *base = (char *)call_branch;
 	struct kprobe kp;
@@ -202,48 +198,50 @@ static int branch_case(int which, long x, unsigned long want_ip)
 	reset();
 	ret = register_kprobe(&kp);
 	if (ret) {
-		pr_info("# register at case %d (offset %d): %d\n", which,
-			kpt_branch_off[which], ret);
-		kpt_failed = 1;
+		kunit_info(test, "register at case %d (offset %d): %d\n", which,
+			   kpt_branch_off[which], ret);
 		return ret;
 	}
-	KPT_EXPECT_EQ(call_branch(x, helper_fn), want);
+	KUNIT_EXPECT_EQ(test, call_branch(x, helper_fn), want);
 	unregister_kprobe(&kp);
-	KPT_EXPECT(h.pre >= 1 && h.post == h.pre);
-	if (want_ip && !KPT_EXPECT_EQ(h.post_ip, want_ip))
-		pr_info("# probe at offset %d of case %d\n", kpt_branch_off[which], which);
-	return kpt_failed;
+	KUNIT_EXPECT_TRUE(test, h.pre >= 1 && h.post == h.pre);
+	if (want_ip && !KPT_CHECK_EQ(test, h.post_ip, want_ip))
+		kunit_info(test, "probe at offset %d of case %d\n",
+			   kpt_branch_off[which], which);
+	return 0;
 }
 
-int t_emulated_instructions(void)
+void t_emulated_instructions(struct kunit *test)
 {
 	char *base = (char *)call_branch;
 	unsigned long helper = (unsigned long)helper_fn;
 	u8 *ret_site;
 
-	branch_case(B_JZ, 5, (unsigned long)base + kpt_branch_off[B_CALL]);
-	branch_case(B_JZ, 0, (unsigned long)base + kpt_branch_off[B_ZERO]);
-	branch_case(B_CALL, 5, helper);
-	branch_case(B_ICR, 5, helper);
-	branch_case(B_JMP, 5, (unsigned long)base + kpt_branch_off[B_OUT]);
+	KUNIT_EXPECT_EQ(test, branch_case(test, B_JZ, 5, (unsigned long)base +
+					  kpt_branch_off[B_CALL]), 0);
+	KUNIT_EXPECT_EQ(test, branch_case(test, B_JZ, 0, (unsigned long)base +
+					  kpt_branch_off[B_ZERO]), 0);
+	KUNIT_EXPECT_EQ(test, branch_case(test, B_CALL, 5, helper), 0);
+	KUNIT_EXPECT_EQ(test, branch_case(test, B_ICR, 5, helper), 0);
+	KUNIT_EXPECT_EQ(test, branch_case(test, B_JMP, 5, (unsigned long)base +
+					  kpt_branch_off[B_OUT]), 0);
 	/*
 	 * The helper's RET, hit three times, returns to three call sites.
 	 * Where the CPU needs a return thunk (Retbleed, SRSO), alternatives
 	 * left RET as built: a jmp to the thunk, which is where it goes.
 	 */
-	branch_case(H_RET, 5, 0);
-	KPT_EXPECT_EQ(h.pre, 3);
+	KUNIT_EXPECT_EQ(test, branch_case(test, H_RET, 5, 0), 0);
+	KUNIT_EXPECT_EQ(test, h.pre, 3);
 	ret_site = (u8 *)helper + kpt_branch_off[H_RET];
 	if (*ret_site == 0xe9) {
-		pr_info("# the helper's RET is a jmp to %ps\n",
-			ret_site + 5 + *(s32 *)(ret_site + 1));
-		KPT_EXPECT_EQ(h.post_ip, (unsigned long)ret_site + 5 +
+		kunit_info(test, "the helper's RET is a jmp to %ps\n",
+			   ret_site + 5 + *(s32 *)(ret_site + 1));
+		KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)ret_site + 5 +
 			      *(s32 *)(ret_site + 1));
 	} else {
-		KPT_EXPECT_EQ(*ret_site, 0xc3);
-		KPT_EXPECT_EQ(h.post_ip, (unsigned long)base + kpt_branch_off[B_JMP]);
+		KUNIT_EXPECT_EQ(test, *ret_site, 0xc3);
+		KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)base + kpt_branch_off[B_JMP]);
 	}
-	return kpt_failed;
 }
 
 /* call *mem (rip-relative): ours emulates it, loading the target */
@@ -270,7 +268,7 @@ static void post_xfer(struct kprobe *p, struct pt_regs *regs,
  * post_handler; upstream single-steps them): the post_handler sees
  * exactly what the instruction did, and the function's result holds.
  */
-int t_emulated_transfers(void)
+void t_emulated_transfers(struct kunit *test)
 {
 	long (*call_xfer)(long) = kpt_asm_xfer;
 	const long x = KPT_XFER_X;
@@ -284,47 +282,42 @@ int t_emulated_transfers(void)
 		kp.pre_handler = pre_xfer;
 		kp.post_handler = post_xfer;
 		memset(xf, 0, sizeof(xf));
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
-			return 1;
-		KPT_EXPECT_EQ(call_xfer(x), 6);
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		KUNIT_EXPECT_EQ(test, call_xfer(x), 6);
 		unregister_kprobe(&kp);
-		if (!KPT_EXPECT(xf[0].n == 1 && xf[1].n == 1))
+		if (!KPT_CHECK(test, xf[0].n == 1 && xf[1].n == 1))
 			continue;
 		switch (i) {
 		case X_PUSH:
-			KPT_EXPECT_EQ(xf[1].sp, xf[0].sp - sizeof(long));
-			KPT_EXPECT_EQ(xf[1].top, xf[0].bp);
+			KUNIT_EXPECT_EQ(test, xf[1].sp, xf[0].sp - sizeof(long));
+			KUNIT_EXPECT_EQ(test, xf[1].top, xf[0].bp);
 			break;
 		case X_MOV89:
-			KPT_EXPECT_EQ(xf[1].bp, x);
-			KPT_EXPECT_EQ(xf[1].sp, xf[0].sp);
+			KUNIT_EXPECT_EQ(test, xf[1].bp, x);
+			KUNIT_EXPECT_EQ(test, xf[1].sp, xf[0].sp);
 			break;
 		case X_MOV8B:
-			KPT_EXPECT_EQ(xf[1].ax, x);
+			KUNIT_EXPECT_EQ(test, xf[1].ax, x);
 			break;
 		case X_MOV32:
-			KPT_EXPECT_EQ(xf[1].cx, 5);	/* upper half cleared */
+			KUNIT_EXPECT_EQ(test, xf[1].cx, 5);	/* upper half cleared */
 			break;
 		case X_MOVR8:
-			KPT_EXPECT_EQ(xf[1].r8, 5);
-			KPT_EXPECT_EQ(xf[1].cx, xf[0].cx);
+			KUNIT_EXPECT_EQ(test, xf[1].r8, 5);
+			KUNIT_EXPECT_EQ(test, xf[1].cx, xf[0].cx);
 			break;
 		}
-		KPT_EXPECT_EQ(kp.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 	}
-	return kpt_failed;
 }
 
-int t_emulated_indirect_call_mem(void)
+void t_emulated_indirect_call_mem(struct kunit *test)
 {
-	int ret = branch_case(B_ICM, 5, (unsigned long)helper_fn);
+	int ret = branch_case(test, B_ICM, 5, (unsigned long)helper_fn);
 
-	if (upstream && ret == -EOPNOTSUPP) {
-		kpt_failed = 0;
-		return KPT_SKIP_BECAUSE("upstream refuses to probe call *mem (-EOPNOTSUPP)");
-	}
-	KPT_EXPECT_EQ(ret, 0);
-	return kpt_failed;
+	if (upstream && ret == -EOPNOTSUPP)
+		kunit_skip(test, "upstream refuses to probe call *mem (-EOPNOTSUPP)");
+	KUNIT_EXPECT_EQ(test, ret, 0);
 }
 
 /* A handler may use the nofault accessors: their faults are its own. */
@@ -340,14 +333,12 @@ static int pre_nofault(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-int t_fault_in_handler(void)
+void t_fault_in_handler(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 	struct kprobe kp;
 
-	if (!KPT_EXPECT(area))
-
-		return 1;
+	KUNIT_ASSERT_TRUE(test, area);
 	nofault_addr = area + PAGE_SIZE;	/* the guard page: it faults */
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
@@ -355,15 +346,14 @@ int t_fault_in_handler(void)
 	kp.post_handler = post_record;
 	reset();
 	nofault_result = 0;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 		vfree(area);
-		return 1;
+		return;
 	}
-	KPT_EXPECT_EQ(call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
 	unregister_kprobe(&kp);
 	vfree(area);
-	KPT_EXPECT_EQ(h.pre, 1);
-	KPT_EXPECT_EQ(nofault_result, -EFAULT);
-	KPT_EXPECT_EQ(h.post, 1);	/* the probed insn still completed */
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, nofault_result, -EFAULT);
+	KUNIT_EXPECT_EQ(test, h.post, 1);	/* the probed insn still completed */
 }

@@ -95,7 +95,7 @@ static int mover_fn(void *unused)
  * Stop the mover between two calls; its counts are then still.  A mover
  * that never stops (stuck in a call) fails the case rather than hang it.
  */
-static void mover_hold(bool hold)
+static void mover_hold(struct kunit *test, bool hold)
 {
 	int i;
 
@@ -103,11 +103,12 @@ static void mover_hold(bool hold)
 	WRITE_ONCE(mover_pause, hold);
 	for (i = 0; hold && !READ_ONCE(mover_paused) && i < 10000; i++)
 		usleep_range(100, 200);
-	KPT_EXPECT(!hold || READ_ONCE(mover_paused));
+	KUNIT_EXPECT_TRUE(test, !hold || READ_ONCE(mover_paused));
 }
 
 /* the mover thread on cpu, calling fn, held */
-static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
+static struct task_struct *mover_start(struct kunit *test,
+				       int (*fn)(int, int), int want, int cpu)
 {
 	struct task_struct *t;
 
@@ -125,19 +126,19 @@ static struct task_struct *mover_start(int (*fn)(int, int), int want, int cpu)
 	kthread_bind(t, cpu);
 	WRITE_ONCE(mover_task, t);
 	wake_up_process(t);
-	mover_hold(true);
+	mover_hold(test, true);
 	return t;
 }
 
 /* the mover of mover_start() gone; every result it got was right */
-static void mover_stop(struct task_struct *t)
+static void mover_stop(struct kunit *test, struct task_struct *t)
 {
 	WRITE_ONCE(mover_task, NULL);
 	kthread_stop(t);
-	KPT_EXPECT_EQ(atomic_read(&mover_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mover_errors), 0);
 }
 
-int t_carrier_move_exact(void)
+void t_carrier_move_exact(struct kunit *test)
 {
 	struct kprobe kp1, kp3;
 	struct task_struct *t;
@@ -145,13 +146,12 @@ int t_carrier_move_exact(void)
 	u8 *next;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
-	t = mover_start(call_target, 31, cpu);
-	if (!KPT_EXPECT(!IS_ERR(t)))
-		return 1;
+		kunit_skip(test, "this boot: needs 2 online CPUs");
+	t = mover_start(test, call_target, 31, cpu);
+	KUNIT_ASSERT_TRUE(test, !IS_ERR(t));
 
 	next = (u8 *)kpt_target_entry +
 	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
@@ -159,11 +159,11 @@ int t_carrier_move_exact(void)
 		init_probe(&kp1);
 		kp1.addr = (kprobe_opcode_t *)kpt_target;
 		kp1.pre_handler = mover_pre;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp1), 0))
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
 			break;
 		calls = atomic_read(&mover_calls);
 		hits = atomic_read(&mover_hits);
-		mover_hold(false);
+		mover_hold(test, false);
 		msleep(20);
 		/* round 1: from the jump; rounds 0 and 2: from the int3 */
 		if (round == 1)
@@ -171,21 +171,20 @@ int t_carrier_move_exact(void)
 		init_probe(&kp3);
 		kp3.addr = (kprobe_opcode_t *)next;
 		kp3.pre_handler = pre_record;
-		KPT_EXPECT_EQ(register_kprobe(&kp3), 0);
+		KUNIT_EXPECT_EQ(test, register_kprobe(&kp3), 0);
 		msleep(20);
 		unregister_kprobe(&kp3);
 		msleep(20);
-		mover_hold(true);
+		mover_hold(test, true);
 		calls = atomic_read(&mover_calls) - calls;
 		hits = atomic_read(&mover_hits) - hits;
-		pr_info("# round %d: %d calls, %d hits\n", round, calls, hits);
-		KPT_EXPECT(calls > 0);
-		KPT_EXPECT_EQ(hits, calls);
+		kunit_info(test, "round %d: %d calls, %d hits\n", round, calls, hits);
+		KUNIT_EXPECT_TRUE(test, calls > 0);
+		KUNIT_EXPECT_EQ(test, hits, calls);
 		unregister_kprobe(&kp1);
-		KPT_EXPECT_EQ(kp1.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, kp1.nmissed, 0);
 	}
-	mover_stop(t);
-	return kpt_failed;
+	mover_stop(test, t);
 }
 
 /*
@@ -226,7 +225,7 @@ static void window_watch(struct wprobe *wp, struct pt_regs *regs)
 	WRITE_ONCE(window_holding, false);
 }
 
-int t_carrier_move_reader_window(void)
+void t_carrier_move_reader_window(struct kunit *test)
 {
 	struct wprobe wp = { .type = WPROBE_RW, .handler = window_watch };
 	int cpu, calls, hits, round, ret = 0;
@@ -235,10 +234,10 @@ int t_carrier_move_reader_window(void)
 	struct task_struct *t;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	atomic_set(&window_reads, 0);
 	atomic_set(&window_ends, 0);
 	/*
@@ -249,24 +248,24 @@ int t_carrier_move_reader_window(void)
 	 * make.  It sleeps when held.
 	 */
 	mover_nap = -1;
-	t = mover_start(call_tiny, 1, cpu);
-	if (!KPT_EXPECT(!IS_ERR(t)))
+	t = mover_start(test, call_tiny, 1, cpu);
+	if (!KPT_CHECK(test, !IS_ERR(t)))
 		goto out_nap;
 	for (round = 0; round < 5 && !atomic_read(&window_ends); round++) {
 		msleep(600);	/* no hook left lingering: the probe is carried */
 		init_probe(&anchor);
 		anchor.addr = (kprobe_opcode_t *)call_tiny;
 		anchor.flags = KPROBE_FLAG_DISABLED;
-		if (!KPT_EXPECT_EQ(register_kprobe(&anchor), 0))
+		if (!KPT_CHECK_EQ(test, register_kprobe(&anchor), 0))
 			break;
 		init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)call_tiny;
 		kp.pre_handler = mover_pre;
-		if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0)) {
+		if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 			unregister_kprobe(&anchor);
 			break;
 		}
-		if (!KPT_EXPECT(kp.site->carry.carrier)) {
+		if (!KPT_CHECK(test, kp.site->carry.carrier)) {
 			unregister_kprobe(&kp);
 			unregister_kprobe(&anchor);
 			break;
@@ -283,7 +282,7 @@ int t_carrier_move_reader_window(void)
 		calls = atomic_read(&mover_calls);
 		hits = atomic_read(&mover_hits);
 		WRITE_ONCE(mover_nap_until, jiffies + 3 * HZ);
-		mover_hold(false);
+		mover_hold(test, false);
 		/* the mover is held after its read: end the move now */
 		deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
 		while (!READ_ONCE(window_holding) &&
@@ -291,26 +290,25 @@ int t_carrier_move_reader_window(void)
 			usleep_range(50, 100);
 		unregister_kprobe(&kp);
 		msleep(20);
-		mover_hold(true);
+		mover_hold(test, true);
 		unregister_wprobe(&wp);
 		unregister_kprobe(&anchor);	/* the site may go now */
 		calls = atomic_read(&mover_calls) - calls;
 		hits = atomic_read(&mover_hits) - hits;
-		pr_info("# round %d: %d calls, %d hits, %d reads held, %d across the end\n",
-			round, calls, hits, atomic_read(&window_reads),
-			atomic_read(&window_ends));
-		KPT_EXPECT(hits > 0);
-		KPT_EXPECT(hits <= calls);
-		KPT_EXPECT_EQ(kp.nmissed, 0);
+		kunit_info(test, "round %d: %d calls, %d hits, %d reads held, %d across the end\n",
+			   round, calls, hits, atomic_read(&window_reads),
+			   atomic_read(&window_ends));
+		KUNIT_EXPECT_TRUE(test, hits > 0);
+		KUNIT_EXPECT_TRUE(test, hits <= calls);
+		KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 	}
-	mover_stop(t);
+	mover_stop(test, t);
 out_nap:
 	mover_nap = 255;
 	if (ret)	/* ptrace or perf users hold every debug register */
-		return KPT_SKIP_BECAUSE("this boot: no debug register free");
+		kunit_skip(test, "this boot: no debug register free");
 	/* the move ended while the mover was held after its read */
-	KPT_EXPECT(atomic_read(&window_ends) > 0);
-	return kpt_failed;
+	KUNIT_EXPECT_TRUE(test, atomic_read(&window_ends) > 0);
 }
 
 /*
@@ -341,7 +339,7 @@ static struct ftrace_ops twin_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-int t_carrier_divert_during_move(void)
+void t_carrier_divert_during_move(struct kunit *test)
 {
 	unsigned long fentry = (unsigned long)call_tiny +
 			       (has_endbr((void *)call_tiny) ? 4 : 0);
@@ -353,24 +351,23 @@ int t_carrier_divert_during_move(void)
 	bool moving;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
-	if (!KPT_EXPECT_EQ(ftrace_set_filter_ip(&twin_ops, fentry, 0, 1), 0))
-		return 1;
+		kunit_skip(test, "this boot: needs 2 online CPUs");
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&twin_ops, fentry, 0, 1), 0);
 	atomic_set(&twin_calls, 0);
 	msleep(600);	/* no hook left lingering: the probe is carried */
-	t = mover_start(call_tiny, 1, cpu);
-	if (!KPT_EXPECT(!IS_ERR(t)))
+	t = mover_start(test, call_tiny, 1, cpu);
+	if (!KPT_CHECK(test, !IS_ERR(t)))
 		goto out_filter;
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)call_tiny;
 	kp.pre_handler = mover_pre;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		goto out_mover;
 	s = kp.site;
-	if (!KPT_EXPECT(s->carry.carrier))
+	if (!KPT_CHECK(test, s->carry.carrier))
 		goto out_probe;
 	calls = atomic_read(&mover_calls);
 	hits = atomic_read(&mover_hits);
@@ -382,7 +379,7 @@ int t_carrier_divert_during_move(void)
 	 * the wait would otherwise be (a rude one: a work item on each CPU).
 	 */
 	WRITE_ONCE(mover_busy_site, s);
-	mover_hold(false);
+	mover_hold(test, false);
 	deadline = jiffies + 2 * HZ;	/* the move starts in HZ / 4 */
 	while (!READ_ONCE(s->carry.moving) && time_before(jiffies, deadline))
 		usleep_range(100, 200);
@@ -390,38 +387,37 @@ int t_carrier_divert_during_move(void)
 	WRITE_ONCE(mover_busy_until, jiffies + 5 * HZ);
 	WRITE_ONCE(mover_busy, true);
 	ret = register_ftrace_function(&twin_ops);
-	KPT_EXPECT(moving);
-	KPT_EXPECT_EQ(ret, 0);
+	KUNIT_EXPECT_TRUE(test, moving);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	/* the registration did not wait: the mover holds the move off */
-	KPT_EXPECT(READ_ONCE(s->carry.moving) && READ_ONCE(s->carry.carrier));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(s->carry.moving) && READ_ONCE(s->carry.carrier));
 	msleep(50);		/* calls diverted while the carrier is there */
 	WRITE_ONCE(mover_busy_until, jiffies);
 	/* the move ends in the background, the user still on */
 	deadline = jiffies + 5 * HZ;
 	while (READ_ONCE(s->carry.carrier) && time_before(jiffies, deadline))
 		usleep_range(1000, 2000);
-	KPT_EXPECT(!READ_ONCE(s->carry.moving));
-	KPT_EXPECT(!READ_ONCE(s->carry.carrier));
+	KUNIT_EXPECT_TRUE(test, !READ_ONCE(s->carry.moving));
+	KUNIT_EXPECT_TRUE(test, !READ_ONCE(s->carry.carrier));
 	msleep(20);
 	WRITE_ONCE(mover_busy_site, NULL);	/* before the site may go */
-	mover_hold(true);
+	mover_hold(test, true);
 	WRITE_ONCE(mover_busy, false);
 	if (!ret)
-		KPT_EXPECT_EQ(unregister_ftrace_function(&twin_ops), 0);
+		KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&twin_ops), 0);
 	calls = atomic_read(&mover_calls) - calls;
 	hits = atomic_read(&mover_hits) - hits;
-	pr_info("# moving: %d; %d calls, %d hits, %d diverted\n", moving,
-		calls, hits, atomic_read(&twin_calls));
-	KPT_EXPECT(atomic_read(&twin_calls) > 0);
-	KPT_EXPECT_EQ(hits, calls);
+	kunit_info(test, "moving: %d; %d calls, %d hits, %d diverted\n", moving,
+		   calls, hits, atomic_read(&twin_calls));
+	KUNIT_EXPECT_TRUE(test, atomic_read(&twin_calls) > 0);
+	KUNIT_EXPECT_EQ(test, hits, calls);
 out_probe:
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 out_mover:
-	mover_stop(t);
+	mover_stop(test, t);
 out_filter:
 	ftrace_free_filter(&twin_ops);
-	return kpt_failed;
 }
 
 /*
@@ -431,7 +427,7 @@ out_filter:
  * seen exactly once before, across and after that move, and the bytes
  * after the nop are the original ones again.
  */
-int t_carrier_background_move(void)
+void t_carrier_background_move(struct kunit *test)
 {
 	u8 *next, orig;
 	struct task_struct *t;
@@ -439,44 +435,42 @@ int t_carrier_background_move(void)
 	struct kprobe kp;
 
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return KPT_SKIP_BECAUSE(KPT_NO_FTRACE_SITES);
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
-		return KPT_SKIP_BECAUSE("this boot: needs 2 online CPUs");
+		kunit_skip(test, "this boot: needs 2 online CPUs");
 	next = (u8 *)call_tiny + (has_endbr((void *)call_tiny) ? 4 : 0) +
 	       MCOUNT_INSN_SIZE;
 	orig = *next;
-	t = mover_start(call_tiny, 1, cpu);
-	if (!KPT_EXPECT(!IS_ERR(t)))
-		return 1;
+	t = mover_start(test, call_tiny, 1, cpu);
+	KUNIT_ASSERT_TRUE(test, !IS_ERR(t));
 	init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)call_tiny;
 	kp.pre_handler = mover_pre;
-	if (!KPT_EXPECT_EQ(register_kprobe(&kp), 0))
+	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		goto out;
-	KPT_EXPECT_EQ(*next, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
 	calls = atomic_read(&mover_calls);
 	hits = atomic_read(&mover_hits);
-	mover_hold(false);
+	mover_hold(test, false);
 	for (i = 0; i < 100 && READ_ONCE(*next) == INT3_INSN_OPCODE; i++)
 		msleep(20);
 	msleep(20);
-	mover_hold(true);
-	pr_info("# moved after about %d ms\n", i * 20);
-	KPT_EXPECT_EQ(*next, orig);
-	KPT_EXPECT(!kprobe_optimized(&kp));
+	mover_hold(test, true);
+	kunit_info(test, "moved after about %d ms\n", i * 20);
+	KUNIT_EXPECT_EQ(test, *next, orig);
+	KUNIT_EXPECT_TRUE(test, !kprobe_optimized(&kp));
 	calls = atomic_read(&mover_calls) - calls;
 	hits = atomic_read(&mover_hits) - hits;
-	pr_info("# %d calls, %d hits\n", calls, hits);
-	KPT_EXPECT(calls > 0);
-	KPT_EXPECT_EQ(hits, calls);
+	kunit_info(test, "%d calls, %d hits\n", calls, hits);
+	KUNIT_EXPECT_TRUE(test, calls > 0);
+	KUNIT_EXPECT_EQ(test, hits, calls);
 	reset();
-	KPT_EXPECT_EQ(call_tiny(3, 4), 7);	/* on the hook now */
+	KUNIT_EXPECT_EQ(test, call_tiny(3, 4), 7);	/* on the hook now */
 	unregister_kprobe(&kp);
-	KPT_EXPECT_EQ(kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 out:
-	mover_stop(t);
-	return kpt_failed;
+	mover_stop(test, t);
 }
 
 #endif /* KPROBES_ANEW && CONFIG_KPROBE_CARRIERS */

@@ -3,7 +3,7 @@
  * kprobes_modapi: what 6.12's <linux/kprobes.h> offers modules, used as
  * modules in the wild use it (SystemTap's runtime, LTTng, out-of-tree
  * tracers), built from one source against ours and stock 6.12 and run on
- * both (KTAP from its init).  Every field of struct kprobe, kretprobe
+ * both, as a KUnit suite.  Every field of struct kprobe, kretprobe
  * and kretprobe_instance that such a module sets or reads, every inline
  * helper, the flags, and the two layouts CONFIG_KRETPROBE_ON_RETHOOK
  * selects.  What 6.12 declares but does not export (kprobe_running(),
@@ -15,11 +15,13 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/module.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 
-#include "kpt_ktap.h"
+#include "kprobes_kunit.h"
 
 #define N 100
 
@@ -72,6 +74,24 @@ static int entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+static noinline int calls(int n);
+
+/*
+ * Is ra in calls()?  In this module, as SystemTap checks it, or, built
+ * in, by name: THIS_MODULE is NULL then.
+ */
+static bool ret_in_calls(unsigned long ra)
+{
+#ifdef MODULE
+	return within_module(ra, THIS_MODULE);
+#else
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, ra);
+	return str_has_prefix(sym, "calls+");
+#endif
+}
+
 static int ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct modapi_data *d = (struct modapi_data *)ri->data;
@@ -83,8 +103,8 @@ static int ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		seen.bad_data++;
 	if (get_kretprobe(ri) != &rp)
 		seen.bad_rp++;
-	/* the real caller, in this module (so not a trampoline) */
-	if (!within_module(ra, THIS_MODULE))
+	/* the real caller, calls() (so not a trampoline) */
+	if (!ret_in_calls(ra))
 		seen.bad_ret++;
 	/* the layout the config implies, as SystemTap's runtime reads it */
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
@@ -98,7 +118,7 @@ static int ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 /* n calls the compiler cannot drop (it would see a pure function) */
-static int calls(int n)
+static noinline int calls(int n)
 {
 	int (*fn)(int) = modapi_target;
 	int i, bad = 0;
@@ -115,7 +135,7 @@ static void reset(void)
 }
 
 /* a kprobe by address, by symbol and offset, with both handlers */
-static int t_kprobe(void)
+static void t_kprobe(struct kunit *test)
 {
 	struct kprobe a = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -131,28 +151,26 @@ static int t_kprobe(void)
 
 	reset();
 	r = register_kprobe(&a);
-	if (!KPT_EXPECT_EQ(r, 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, r, 0);
 	r = register_kprobe(&b);
-	KPT_EXPECT_EQ(r, 0);
-	KPT_EXPECT_EQ(calls(N), 0);
-	KPT_EXPECT_EQ(seen.pre_hits, r ? N : 2 * N);
-	KPT_EXPECT_EQ(seen.post_hits, N);
-	KPT_EXPECT_EQ(seen.bad_addr, 0);
-	KPT_EXPECT_EQ(a.nmissed + b.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, calls(N), 0);
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, r ? N : 2 * N);
+	KUNIT_EXPECT_EQ(test, seen.post_hits, N);
+	KUNIT_EXPECT_EQ(test, seen.bad_addr, 0);
+	KUNIT_EXPECT_EQ(test, a.nmissed + b.nmissed, 0);
 	/* the same address, whichever way it was named */
-	KPT_EXPECT(r || a.addr == b.addr);
-	KPT_EXPECT(!kprobe_disabled(&a) && !kprobe_gone(&a));
-	pr_info("# kprobe_optimized %d kprobe_ftrace %d flags %#x\n",
-		kprobe_optimized(&a), kprobe_ftrace(&a), a.flags);
+	KUNIT_EXPECT_TRUE(test, r || a.addr == b.addr);
+	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&a) && !kprobe_gone(&a));
+	kunit_info(test, "kprobe_optimized %d kprobe_ftrace %d flags %#x\n",
+		   kprobe_optimized(&a), kprobe_ftrace(&a), a.flags);
 	if (!r)
 		unregister_kprobe(&b);
 	unregister_kprobe(&a);
-	return kpt_failed;
 }
 
 /* disabled at registration, enabled, disabled: hits only while enabled */
-static int t_enable_disable(void)
+static void t_enable_disable(struct kunit *test)
 {
 	struct kprobe a = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -161,42 +179,38 @@ static int t_enable_disable(void)
 	};
 
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobe(&a), 0))
-		return 1;
-	KPT_EXPECT(kprobe_disabled(&a));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&a));
 	calls(N);
-	KPT_EXPECT_EQ(seen.pre_hits, 0);
-	KPT_EXPECT_EQ(enable_kprobe(&a), 0);
-	KPT_EXPECT(!kprobe_disabled(&a));
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
+	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&a));
 	calls(N);
-	KPT_EXPECT_EQ(seen.pre_hits, N);
-	KPT_EXPECT_EQ(disable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, N);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
 	calls(N);
-	KPT_EXPECT_EQ(seen.pre_hits, N);
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, N);
 	unregister_kprobe(&a);
-	return kpt_failed;
 }
 
 /* register_kprobes()/unregister_kprobes() on an array */
-static int t_kprobes_array(void)
+static void t_kprobes_array(struct kunit *test)
 {
 	struct kprobe a = { .addr = (kprobe_opcode_t *)modapi_target, .pre_handler = pre };
 	struct kprobe b = { .symbol_name = "modapi_target", .pre_handler = pre };
 	struct kprobe *kps[] = { &a, &b };
 
 	reset();
-	if (!KPT_EXPECT_EQ(register_kprobes(kps, ARRAY_SIZE(kps)), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
 	calls(N);
-	KPT_EXPECT_EQ(seen.pre_hits, 2 * N);
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, 2 * N);
 	unregister_kprobes(kps, ARRAY_SIZE(kps));
 	calls(N);
-	KPT_EXPECT_EQ(seen.pre_hits, 2 * N);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, seen.pre_hits, 2 * N);
 }
 
 /* the errnos a module sees for the classic mistakes */
-static int t_errnos(void)
+static void t_errnos(struct kunit *test)
 {
 	struct kprobe both = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -205,14 +219,13 @@ static int t_errnos(void)
 	struct kprobe none = { .symbol_name = "kpt_no_such_symbol_anywhere" };
 	struct kprobe nowhere = { .pre_handler = pre };
 
-	KPT_EXPECT_EQ(register_kprobe(&both), -EINVAL);
-	KPT_EXPECT_EQ(register_kprobe(&nowhere), -EINVAL);
-	KPT_EXPECT_EQ(register_kprobe(&none), -ENOENT);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&both), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&nowhere), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&none), -ENOENT);
 }
 
 /* a kretprobe with entry_handler, data_size, maxactive; its instance */
-static int t_kretprobe(void)
+static void t_kretprobe(struct kunit *test)
 {
 	int r;
 
@@ -224,29 +237,27 @@ static int t_kretprobe(void)
 	rp.data_size = sizeof(struct modapi_data);
 	rp.maxactive = 4;
 	r = register_kretprobe(&rp);
-	if (!KPT_EXPECT_EQ(r, 0))
-		return 1;
-	KPT_EXPECT_EQ(calls(N), 0);
-	KPT_EXPECT_EQ(seen.entry_hits, N);
-	KPT_EXPECT_EQ(seen.ret_hits, N);
-	KPT_EXPECT_EQ(seen.bad_data, 0);
-	KPT_EXPECT_EQ(seen.bad_rp, 0);
-	KPT_EXPECT_EQ(seen.bad_ret, 0);
-	KPT_EXPECT_EQ(seen.bad_layout, 0);
-	KPT_EXPECT_EQ(rp.nmissed, 0);
-	KPT_EXPECT_EQ(rp.kp.nmissed, 0);
-	KPT_EXPECT_EQ(disable_kretprobe(&rp), 0);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_EXPECT_EQ(test, calls(N), 0);
+	KUNIT_EXPECT_EQ(test, seen.entry_hits, N);
+	KUNIT_EXPECT_EQ(test, seen.ret_hits, N);
+	KUNIT_EXPECT_EQ(test, seen.bad_data, 0);
+	KUNIT_EXPECT_EQ(test, seen.bad_rp, 0);
+	KUNIT_EXPECT_EQ(test, seen.bad_ret, 0);
+	KUNIT_EXPECT_EQ(test, seen.bad_layout, 0);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, rp.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), 0);
 	calls(N);
-	KPT_EXPECT_EQ(seen.ret_hits, N);
-	KPT_EXPECT_EQ(enable_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, seen.ret_hits, N);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
 	calls(N);
-	KPT_EXPECT_EQ(seen.ret_hits, 2 * N);
+	KUNIT_EXPECT_EQ(test, seen.ret_hits, 2 * N);
 	unregister_kretprobe(&rp);
-	return kpt_failed;
 }
 
 /* register_kretprobes()/unregister_kretprobes() */
-static int t_kretprobes_array(void)
+static void t_kretprobes_array(struct kunit *test)
 {
 	static struct kretprobe r2;
 	struct kretprobe *rps[] = { &rp, &r2 };
@@ -260,16 +271,14 @@ static int t_kretprobes_array(void)
 	r2 = rp;
 	r2.handler = ret;	/* never called: entry_only() declines */
 	r2.entry_handler = entry_only;
-	if (!KPT_EXPECT_EQ(register_kretprobes(rps, ARRAY_SIZE(rps)), 0))
-		return 1;
+	KUNIT_ASSERT_EQ(test, register_kretprobes(rps, ARRAY_SIZE(rps)), 0);
 	calls(N);
-	KPT_EXPECT_EQ(seen.entry_hits, 2 * N);
-	KPT_EXPECT_EQ(seen.ret_hits, N);
-	KPT_EXPECT_EQ(seen.bad_data + seen.bad_rp + seen.bad_ret + seen.bad_layout, 0);
+	KUNIT_EXPECT_EQ(test, seen.entry_hits, 2 * N);
+	KUNIT_EXPECT_EQ(test, seen.ret_hits, N);
+	KUNIT_EXPECT_EQ(test, seen.bad_data + seen.bad_rp + seen.bad_ret + seen.bad_layout, 0);
 	unregister_kretprobes(rps, ARRAY_SIZE(rps));
 	calls(N);
-	KPT_EXPECT_EQ(seen.entry_hits, 2 * N);
-	return kpt_failed;
+	KUNIT_EXPECT_EQ(test, seen.entry_hits, 2 * N);
 }
 
 /*
@@ -298,29 +307,39 @@ static void modapi_declared_types(void)
 	BUILD_BUG_ON(!__same_type(&ret, kretprobe_handler_t));
 }
 
-static const struct kpt_case cases[] = {
-	{ "kprobe by addr and by symbol_name+offset: both handlers, the same addr", t_kprobe },
-	{ "KPROBE_FLAG_DISABLED, enable_kprobe(), disable_kprobe()", t_enable_disable },
-	{ "register_kprobes()/unregister_kprobes()", t_kprobes_array },
-	{ "errnos: addr and symbol_name, neither, an unknown symbol", t_errnos },
-	{ "kretprobe: entry_handler, ri->data, get_kretprobe(), the caller, the layout",
-	  t_kretprobe },
-	{ "register_kretprobes()/unregister_kretprobes(), an entry_handler that declines",
-	  t_kretprobes_array },
-};
-
-static int __init kprobes_modapi_init(void)
+/*
+ * The suite's init only runs modapi_declared_types(), whose checks are
+ * made at build time, in a function that is built.
+ */
+static int kprobes_modapi_suite_init(struct kunit_suite *suite)
 {
 	modapi_declared_types();
-	kpt_run_cases(cases, ARRAY_SIZE(cases));
 	return 0;
 }
 
-static void __exit kprobes_modapi_exit(void)
-{
-}
+static struct kunit_case kprobes_modapi_cases[] = {
+	/* by addr and by symbol_name+offset: both handlers, the same addr */
+	KPT_CASE(kprobe),
+	/* KPROBE_FLAG_DISABLED, enable_kprobe(), disable_kprobe() */
+	KPT_CASE(enable_disable),
+	/* register_kprobes()/unregister_kprobes() */
+	KPT_CASE(kprobes_array),
+	/* addr and symbol_name, neither, an unknown symbol */
+	KPT_CASE(errnos),
+	/* entry_handler, ri->data, get_kretprobe(), the caller, the layout */
+	KPT_CASE(kretprobe),
+	/* register_kretprobes()/unregister_kretprobes(), an entry_handler that declines */
+	KPT_CASE(kretprobes_array),
+	{}
+};
 
-module_init(kprobes_modapi_init);
-module_exit(kprobes_modapi_exit);
-MODULE_DESCRIPTION("kprobes selftest: the module API of 6.12's <linux/kprobes.h>");
+static struct kunit_suite kprobes_modapi_suite = {
+	.name = "kprobes_modapi",
+	.suite_init = kprobes_modapi_suite_init,
+	.test_cases = kprobes_modapi_cases,
+};
+
+kunit_test_suite(kprobes_modapi_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the module API of 6.12's <linux/kprobes.h>");
 MODULE_LICENSE("GPL");
