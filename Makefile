@@ -78,7 +78,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 # exec's command travels in the environment: any quoting survives.
 export CMD DIR
 
-.PHONY: all build deps tree config kernel modules initramfs run shell test kselftest \
+.PHONY: all build deps tree config kernel modules initramfs run shell test kselftest kunit \
 	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
 	arches arm64-test i386-test ppc64le-test configs series series-check \
 	stress clean \
@@ -102,6 +102,7 @@ help:
 	@echo "                     (SUITES='<names>' only those, EXTRA=<dir> more)"
 	@echo "  make test-guest    the guest suites only"
 	@echo "  make kselftest     the kprobes kselftest target (run_kselftest.sh in the guest)"
+	@echo "  make kunit         the KUnit suites built in, by the kernel's kunit.py (x86_64, TCG)"
 	@echo "  make test-harness  the harness self-tests only"
 	@echo "  make test-debug    the guest suites on a lockdep+KASAN kernel, panic_on_warn"
 	@echo "  make test-preempt  the guest suites on a CONFIG_PREEMPT kernel"
@@ -178,6 +179,11 @@ test-guest: build
 # kselftest's own Makefiles, each test run by its run_kselftest.sh.
 kselftest: build
 	@SUITES=kselftest $(H)/test.sh guest
+
+# The KUnit suites built in, by the kernel's own runner: kunit.py run
+# --arch=x86_64 under QEMU (TCG), on a kernel of its own (harness/kunit.sh).
+kunit: tree
+	@$(H)/kunit.sh
 
 test-harness: build
 	@$(H)/test.sh harness

@@ -543,23 +543,52 @@ def boot_kunit(obj, log):
     return True, ('kprobes_test pass:%s fail:%s skip:%s' % n[-1][:3]) if n else ''
 
 
+# The KUnit suites of kprobes: in the tree, but only built where their
+# KPROBES_*_KUNIT_TEST symbols are set, which the series' test config does
+# not do; their sources are built out of tree, as the selftests' modules.
+KUNIT_DIR = 'kernel/kprobes_kunit'
+
+
 def not_kbuild(path):
     """Is path something building bzImage and the in-tree modules never
     reads?  Documentation/Kconfig is sourced by Kconfig, and device tree
-    bindings are read by dtbs builds."""
+    bindings are read by dtbs builds.  The KUnit suites' sources are not
+    (their Kconfig and Makefile are)."""
     if path.startswith(('Documentation/Kconfig', 'Documentation/devicetree/')):
         return False
+    if path.startswith(KUNIT_DIR + '/'):
+        return path.endswith(('.c', '.h', '.S'))
     return path == 'MAINTAINERS' or path.startswith(('tools/testing/', 'Documentation/'))
 
 
+def kunit_syms(obj):
+    """The make variables that build KUNIT_DIR out of tree against the
+    kernel in obj: each suite where its Kconfig entry would allow it (as
+    harness/common.sh's kunit_syms)."""
+    cfg = open(os.path.join(obj, '.config')).read().split('\n')
+    on = set(l.split('=')[0] for l in cfg if l.endswith('=y'))
+    if not {'CONFIG_KUNIT', 'CONFIG_KPROBES'} <= on:
+        return []
+    syms = []
+    if 'CONFIG_KRETPROBES' in on:
+        syms += ['API', 'MODULE']
+    if 'CONFIG_X86' in on:
+        syms.append('SEED')
+    if 'CONFIG_LIVEPATCH' in on:
+        syms.append('LIVEPATCH')
+    return ['CONFIG_KPROBES_%s_KUNIT_TEST=m' % x for x in syms]
+
+
 def selftest_dirs(tree, changed):
-    """The kbuild directories (with a Kbuild file) of our selftests that
-    the changed paths are in."""
+    """The kbuild directories (with a Kbuild file) of our selftests, and
+    the KUnit suites' directory, that the changed paths are in."""
     dirs = set()
     for f in changed:
         d = os.path.dirname(f)
         if d.startswith('tools/testing/selftests/kprobes') and \
            os.path.exists(os.path.join(tree, d, 'Kbuild')):
+            dirs.add(d)
+        if d == KUNIT_DIR and os.path.isdir(os.path.join(tree, d)):
             dirs.add(d)
     return sorted(dirs)
 
@@ -569,8 +598,10 @@ def build_selftests(tree, obj, dirs, log):
     first that fails or warns, else None.  Their objects are cleaned."""
     for d in dirs:
         m = os.path.join(tree, d)
+        syms = kunit_syms(obj) if d == KUNIT_DIR else []
         with open(log, 'a') as fh:
-            r = subprocess.run(['make', '-s', '-C', obj, 'M=' + m, '-j2', 'modules'],
+            r = subprocess.run(['make', '-s', '-C', obj, 'M=' + m, '-j2'] +
+                               syms + ['modules'],
                                stdout=fh, stderr=subprocess.STDOUT)
         warned = any(': warning:' in l or 'WARNING:' in l for l in open(log))
         subprocess.run(['make', '-s', '-C', obj, 'M=' + m, 'clean'],
@@ -769,6 +800,15 @@ def check_series():
                   '%d warnings: %s' % (len(warns), warns[0].strip()) if warns else
                   'builds (%s)%s' % (opt, took))
         prev_ok = rc == 0 and not need and not warns
+        # the test modules this patch touches, against its kernel
+        mods = selftest_dirs(tree, changed) if prev_ok else []
+        bad = build_selftests(tree, obj, mods, log) if mods else None
+        if bad:
+            prev_ok = False
+            detail = '%s failed, see %s' % (bad, os.path.relpath(log, REPO))
+        elif mods:
+            detail += '; test modules build: ' + ' '.join(
+                m.split('/kprobes/')[-1] or '.' for m in mods)
         res.case(prev_ok, 'patch_%02d_builds' % s.num, detail)
         if full:
             if rc or need:

@@ -8,6 +8,7 @@
 #define KPROBES_API_H
 
 #include <linux/jump_label.h>
+#include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/types.h>
 
@@ -68,10 +69,30 @@ static const bool upstream __maybe_unused = true;
 	 !(IS_ENABLED(CONFIG_PREEMPTION) && !IS_ENABLED(CONFIG_TASKS_RCU)))
 
 /* Addresses inside the targets, computed at run time (see the .S file). */
-#define kpt_asm_mov ((char *)call_asm + kpt_asm_off_mov)
-#define kpt_asm_add ((char *)call_asm + kpt_asm_off_add)
-#define kpt_asm_ret ((char *)call_asm + kpt_asm_off_ret)
-#define kpt_target_entry ((unsigned long)call_target)
+#define kpt_asm_mov ((char *)kpt_call_asm + kpt_asm_off_mov)
+#define kpt_asm_add ((char *)kpt_call_asm + kpt_asm_off_add)
+#define kpt_asm_ret ((char *)kpt_call_asm + kpt_asm_off_ret)
+#define kpt_target_entry ((unsigned long)kpt_call_target)
+
+/*
+ * Ours carries an entry probe in the kernel's text only once the system
+ * runs: kprobe_index_prepare() indexes the kernel's cold parts then, and
+ * until it has, an entry there is hooked on ftrace.  Built in, KUnit runs
+ * these suites before that.  A module's text is carried at any time.
+ */
+static inline bool kpt_carriers_now(void)
+{
+	if (upstream || !IS_ENABLED(CONFIG_KPROBE_CARRIERS))
+		return false;
+#ifdef MODULE
+	return true;
+#else
+	return system_state == SYSTEM_RUNNING;
+#endif
+}
+
+#define KPT_CARRIERS_NOT_YET						\
+	"this boot: built in, run before the system runs, when an entry in the kernel's text is hooked, not carried"
 
 #define KPT_NO_FTRACE_SITES \
 	"this boot: no kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE is off)"
@@ -79,15 +100,15 @@ static const bool upstream __maybe_unused = true;
 /* the targets more than one area probes, and the pointers they are called through */
 int kpt_target(int a, int b);
 int kpt_alt(int a, int b);
-extern int (*call_target)(int a, int b);
-extern int (*call_tiny)(int a, int b);
+extern int (*kpt_call_target)(int a, int b);
+extern int (*kpt_call_tiny)(int a, int b);
 #ifdef CONFIG_X86
-extern long (*call_asm)(long x);
+extern long (*kpt_call_asm)(long x);
 #endif
 
 /* ---- handler bookkeeping (kprobes_api_main.c) --------------------------- */
 
-/* what pre_record() and post_record() saw since reset() */
+/* what kpt_pre_record() and kpt_post_record() saw since kpt_reset() */
 struct kpt_hits {
 	int pre, post, seq;
 	int order[8];
@@ -98,15 +119,15 @@ struct kpt_hits {
 	int pre_seq, post_seq;
 };
 
-extern struct kpt_hits h;
+extern struct kpt_hits kpt_h;
 
-void reset(void);
-int pre_record(struct kprobe *p, struct pt_regs *regs);
-void post_record(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
-void init_probe(struct kprobe *kp);
-void target_probe(struct kprobe *kp, bool post);
-bool registered(struct kprobe *kp);
-bool has_endbr(const void *addr);
+void kpt_reset(void);
+int kpt_pre_record(struct kprobe *p, struct pt_regs *regs);
+void kpt_post_record(struct kprobe *p, struct pt_regs *regs, unsigned long flags);
+void kpt_init_probe(struct kprobe *kp);
+void kpt_target_probe(struct kprobe *kp, bool post);
+bool kpt_registered(struct kprobe *kp);
+bool kpt_has_endbr(const void *addr);
 
 /* kallsyms_lookup_name(), found through a probe on it (kprobes_api_main.c) */
 unsigned long kpt_lookup(const char *name);

@@ -19,19 +19,19 @@
 
 static int pre_order1(struct kprobe *p, struct pt_regs *r)
 {
-	h.order[h.norder++] = 1;
+	kpt_h.order[kpt_h.norder++] = 1;
 	return 0;
 }
 
 static int pre_order2(struct kprobe *p, struct pt_regs *r)
 {
-	h.order[h.norder++] = 2;
+	kpt_h.order[kpt_h.norder++] = 2;
 	return 0;
 }
 
 static int pre_order3(struct kprobe *p, struct pt_regs *r)
 {
-	h.order[h.norder++] = 3;
+	kpt_h.order[kpt_h.norder++] = 3;
 	return 0;
 }
 
@@ -42,39 +42,39 @@ void t_aggregate_probes(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kp[i].addr = (kprobe_opcode_t *)kpt_asm_add;
 		kp[i].pre_handler = pre[i];
 		if (i == 1)
-			kp[i].post_handler = post_record;
+			kp[i].post_handler = kpt_post_record;
 		if (!KPT_CHECK_EQ(test, register_kprobe(&kp[i]), 0)) {
 			while (--i >= 0)
 				unregister_kprobe(&kp[i]);
 			return;
 		}
 	}
-	reset();
-	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
-	KUNIT_EXPECT_EQ(test, h.norder, 3);
-	KUNIT_EXPECT_EQ(test, h.order[0] + h.order[1] + h.order[2], 1 + 2 + 3);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(2), KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.norder, 3);
+	KUNIT_EXPECT_EQ(test, kpt_h.order[0] + kpt_h.order[1] + kpt_h.order[2], 1 + 2 + 3);
 
 	/* removing one leaves the others armed */
 	unregister_kprobe(&kp[1]);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
-	KUNIT_EXPECT_EQ(test, h.norder, 2);
-	KUNIT_EXPECT_EQ(test, h.order[0] + h.order[1], 1 + 3);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(2), KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.norder, 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.order[0] + kpt_h.order[1], 1 + 3);
 
 	/* disabling one leaves the other firing */
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp[0]), 0);
-	reset();
-	call_asm(2);
-	KUNIT_EXPECT_TRUE(test, h.norder == 1 && h.order[0] == 3);
+	kpt_reset();
+	kpt_call_asm(2);
+	KUNIT_EXPECT_TRUE(test, kpt_h.norder == 1 && kpt_h.order[0] == 3);
 	unregister_kprobe(&kp[0]);
 	unregister_kprobe(&kp[2]);
-	reset();
-	call_asm(2);
-	KUNIT_EXPECT_EQ(test, h.norder, 0);
+	kpt_reset();
+	kpt_call_asm(2);
+	KUNIT_EXPECT_EQ(test, kpt_h.norder, 0);
 }
 
 /*
@@ -89,26 +89,26 @@ static void solo_step(struct kunit *test, struct kprobe *kp, int n,
 {
 	int i, total = 0;
 
-	reset();
+	kpt_reset();
 	if (!KPT_CHECK_EQ(test, call(), want))
 		return;
-	for (i = 0; i < h.norder; i++)
-		total += h.order[i];
-	KUNIT_EXPECT_EQ(test, h.norder, norder);
+	for (i = 0; i < kpt_h.norder; i++)
+		total += kpt_h.order[i];
+	KUNIT_EXPECT_EQ(test, kpt_h.norder, norder);
 	KUNIT_EXPECT_EQ(test, total, sum);
-	KUNIT_EXPECT_EQ(test, h.post, post);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, post);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, kp[i].nmissed, 0);
 }
 
 static long solo_call_asm(void)
 {
-	return call_asm(2);
+	return kpt_call_asm(2);
 }
 
 static long solo_call_entry(void)
 {
-	return call_target(2, 3);
+	return kpt_call_target(2, 3);
 }
 
 static void solo_changes(struct kunit *test, void *addr, long (*call)(void),
@@ -119,11 +119,11 @@ static void solo_changes(struct kunit *test, void *addr, long (*call)(void),
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kp[i].addr = addr;
 		kp[i].pre_handler = pre[i];
 	}
-	kp[2].post_handler = post_record;
+	kp[2].post_handler = kpt_post_record;
 
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp[0]), 0))
 		return;
@@ -175,11 +175,11 @@ void t_aggregate_order_and_post(struct kunit *test)
 	int i, j;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kp[i].addr = (kprobe_opcode_t *)kpt_asm_add;
 		kp[i].pre_handler = pre[i];
 		if (i == 1)
-			kp[i].post_handler = post_record;
+			kp[i].post_handler = kpt_post_record;
 		if (!KPT_CHECK_EQ(test, register_kprobe(&kp[i]), 0)) {
 			while (--i >= 0)
 				unregister_kprobe(&kp[i]);
@@ -196,21 +196,21 @@ void t_aggregate_order_and_post(struct kunit *test)
 #else
 			msleep(20);
 #endif
-			call_asm(0);
+			kpt_call_asm(0);
 		}
 	}
-	reset();
-	KUNIT_EXPECT_EQ(test, call_asm(2), KPT_ASM_BASE + 2);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(2), KPT_ASM_BASE + 2);
 	for (i = 2; i >= 0; i--)
 		unregister_kprobe(&kp[i]);
 	if (upstream) {
 		kunit_skip(test, "upstream differs: order %d,%d,%d, post_handler ran %d time(s)",
-			   h.order[0], h.order[1], h.order[2], h.post);
+			   kpt_h.order[0], kpt_h.order[1], kpt_h.order[2], kpt_h.post);
 	}
-	KUNIT_EXPECT_EQ(test, h.norder, 3);
-	KUNIT_EXPECT_TRUE(test, h.order[0] == 1 && h.order[1] == 2 && h.order[2] == 3);
-	KUNIT_EXPECT_EQ(test, h.post, 1);
-	KUNIT_EXPECT_EQ(test, h.post_ax, KPT_ASM_BASE + 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.norder, 3);
+	KUNIT_EXPECT_TRUE(test, kpt_h.order[0] == 1 && kpt_h.order[1] == 2 && kpt_h.order[2] == 3);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.post_ax, KPT_ASM_BASE + 2);
 }
 
 /*
@@ -271,7 +271,7 @@ static DECLARE_COMPLETION(inflight_done);
 
 static int inflight_fn(void *unused)
 {
-	inflight_result = call_asm(9);
+	inflight_result = kpt_call_asm(9);
 	kthread_complete_and_exit(&inflight_done, 0);
 }
 
@@ -319,7 +319,7 @@ static int post_in_flight(struct kunit *test, int cpu)
 	int i, ret;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kp[i].addr = (kprobe_opcode_t *)kpt_asm_mov;
 		kp[i].pre_handler = i ? pre_none : pre_inflight;
 	}
@@ -374,7 +374,7 @@ static int post_in_flight(struct kunit *test, int cpu)
 	KUNIT_EXPECT_EQ(test, inflight_result, KPT_ASM_BASE + 9);
 	/* from now on the post_handler runs, after the instruction */
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, call_asm(i), KPT_ASM_BASE + i);
+		KUNIT_EXPECT_EQ(test, kpt_call_asm(i), KPT_ASM_BASE + i);
 	if (!ret)
 		unregister_kprobe(&kp[2]);
 	kunit_info(test, "post_handler runs %d, %d before the instruction; hit waited %s\n",

@@ -19,37 +19,37 @@ void t_register_by_addr(struct kunit *test)
 	struct kprobe kp;
 	int ret;
 
-	target_probe(&kp, false);
-	reset();
+	kpt_target_probe(&kp, false);
+	kpt_reset();
 	ret = register_kprobe(&kp);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	/* An ENDBR at entry is stepped over: the probe sits after it. */
 	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, kpt_target_entry +
-		      (has_endbr((void *)kpt_target_entry) ? 4 : 0));
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+		      (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0));
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.pre_di, 3);
-	KUNIT_EXPECT_EQ(test, h.pre_si, 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_di, 3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_si, 4);
 	/* x86 convention: ip as if the int3 at addr had just executed */
-	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
-	KUNIT_EXPECT_TRUE(test, !h.pre_preemptible);
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);	/* gone after unregister */
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
+	KUNIT_EXPECT_TRUE(test, !kpt_h.pre_preemptible);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);	/* gone after unregister */
 }
 
 void t_register_by_symbol(struct kunit *test)
 {
 	struct kprobe kp;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.symbol_name = "kpt_target";
-	kp.pre_handler = pre_record;
-	reset();
+	kp.pre_handler = kpt_pre_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	call_target(1, 2);
+	kpt_call_target(1, 2);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 }
 
 /* "MOD:sym" names the module */
@@ -58,14 +58,14 @@ void t_register_by_module_symbol(struct kunit *test)
 	struct kprobe kp;
 
 	KPT_NEEDS_MODULE(test);
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.symbol_name = KBUILD_MODNAME ":kpt_target";
-	kp.pre_handler = pre_record;
-	reset();
+	kp.pre_handler = kpt_pre_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	call_target(1, 2);
+	kpt_call_target(1, 2);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
@@ -75,25 +75,25 @@ void t_symbol_offset_single_step(struct kunit *test)
 	long off = kpt_asm_off_add;
 
 	/* probe the "add %rdi,%rax" by symbol+offset */
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.symbol_name = "kpt_asm";
 	kp.offset = off;
-	kp.pre_handler = pre_record;
-	kp.post_handler = post_record;
-	reset();
+	kp.pre_handler = kpt_pre_record;
+	kp.post_handler = kpt_post_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, (unsigned long)kpt_asm_add);
-	KUNIT_EXPECT_EQ(test, call_asm(5), KPT_ASM_BASE + 5);
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(5), KPT_ASM_BASE + 5);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.post, 1);
-	KUNIT_EXPECT_TRUE(test, h.pre_seq < h.post_seq);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre_seq < kpt_h.post_seq);
 	/* before the add: rax holds the constant; after it, the sum */
-	KUNIT_EXPECT_EQ(test, h.pre_ax, KPT_ASM_BASE);
-	KUNIT_EXPECT_EQ(test, h.pre_x, 5);
-	KUNIT_EXPECT_EQ(test, h.post_ax, KPT_ASM_BASE + 5);
-	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)kpt_asm_ret);
-	KUNIT_EXPECT_TRUE(test, !h.pre_preemptible && !h.post_preemptible);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_ax, KPT_ASM_BASE);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_x, 5);
+	KUNIT_EXPECT_EQ(test, kpt_h.post_ax, KPT_ASM_BASE + 5);
+	KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)kpt_asm_ret);
+	KUNIT_EXPECT_TRUE(test, !kpt_h.pre_preemptible && !kpt_h.post_preemptible);
 }
 
 /*
@@ -143,13 +143,13 @@ noinline void t_step_post_context(struct kunit *test)
 {
 	struct kprobe kp;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = step_ctx_pre;
 	kp.post_handler = step_ctx_post;
 	memset(&sc, 0, sizeof(sc));
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, call_asm(7), KPT_ASM_BASE + 7);
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(7), KPT_ASM_BASE + 7);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 	KUNIT_EXPECT_TRUE(test, sc.pre_sp && sc.post_sp == sc.pre_sp);
@@ -177,7 +177,7 @@ noinline void t_step_post_context(struct kunit *test)
 
 static int pre_redirect(struct kprobe *p, struct pt_regs *regs)
 {
-	h.pre++;
+	kpt_h.pre++;
 	instruction_pointer_set(regs, (unsigned long)kpt_alt);
 	return 1;	/* ip changed: do not run the probed instruction */
 }
@@ -186,17 +186,17 @@ void t_pre_handler_changes_ip(struct kunit *test)
 {
 	struct kprobe kp;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_target;
 	kp.pre_handler = pre_redirect;
-	kp.post_handler = post_record;
-	reset();
+	kp.post_handler = kpt_post_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 1000 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 1000 + 4);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.post, 0);	/* skipped with the instruction */
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 0);	/* skipped with the instruction */
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
 }
 
 /*
@@ -210,7 +210,7 @@ static long (*reenter_nested)(void);
 
 static int pre_reenter(struct kprobe *p, struct pt_regs *regs)
 {
-	h.pre++;
+	kpt_h.pre++;
 	recursion_result = reenter_nested();	/* hits the same probe */
 	return 0;
 }
@@ -221,18 +221,18 @@ static void reentry_case(struct kunit *test, void *addr, bool ftrace,
 {
 	struct kprobe kp;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = addr;
 	kp.pre_handler = pre_reenter;
 	reenter_nested = nested;
-	reset();
+	kpt_reset();
 	recursion_result = 0;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		return;
 	KUNIT_EXPECT_EQ(test, !!(kp.flags & KPROBE_FLAG_FTRACE), ftrace);
 	KUNIT_EXPECT_EQ(test, outer(), want);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);		/* the nested hit ran nothing */
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);		/* the nested hit ran nothing */
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 1);
 	KUNIT_EXPECT_EQ(test, recursion_result, want_nested);
 }
@@ -240,24 +240,24 @@ static void reentry_case(struct kunit *test, void *addr, bool ftrace,
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
 static long reenter_asm_outer(void)
 {
-	return call_asm(1);
+	return kpt_call_asm(1);
 }
 
 static long reenter_asm_nested(void)
 {
-	return call_asm(100);
+	return kpt_call_asm(100);
 }
 
 #endif /* CONFIG_X86 */
 
 static long reenter_entry_outer(void)
 {
-	return call_target(3, 4);
+	return kpt_call_target(3, 4);
 }
 
 static long reenter_entry_nested(void)
 {
-	return call_target(5, 6);
+	return kpt_call_target(5, 6);
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
@@ -309,20 +309,20 @@ void t_fault_handler_where_served(struct kunit *test)
 	struct kprobe kp;
 	int ret;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_target_entry;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	kp.fault_handler = fault_declined;
-	reset();
+	kpt_reset();
 	ret = register_kprobe(&kp);
 	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC)) {
 		KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
-		KUNIT_EXPECT_TRUE(test, !registered(&kp));
-		KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
-		KUNIT_EXPECT_EQ(test, h.pre, 0);
+		KUNIT_EXPECT_TRUE(test, !kpt_registered(&kp));
+		KUNIT_EXPECT_EQ(test, kpt_call_target(1, 2), 33);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	} else if (KPT_CHECK_EQ(test, ret, 0)) {
-		KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
-		KUNIT_EXPECT_EQ(test, h.pre, 1);
+		KUNIT_EXPECT_EQ(test, kpt_call_target(1, 2), 33);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 		unregister_kprobe(&kp);
 	}
 #else
@@ -335,33 +335,33 @@ void t_disable_enable(struct kunit *test)
 {
 	struct kprobe kp;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp.pre_handler = pre_record;
-	reset();
+	kp.pre_handler = kpt_pre_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
-	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
 	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&kp));
-	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	unregister_kprobe(&kp);
 
 	/* registered disabled: armed only by enable_kprobe() */
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	kp.flags = KPROBE_FLAG_DISABLED;
-	reset();
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	call_asm(1);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	kpt_call_asm(1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
-	call_asm(1);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	kpt_call_asm(1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	unregister_kprobe(&kp);
 
 	/* enable/disable of a probe that is not registered */
@@ -376,23 +376,23 @@ void t_batch_register(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kps[i] = &kp[i];
-		kp[i].pre_handler = pre_record;
+		kp[i].pre_handler = kpt_pre_record;
 	}
 	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
 	kp[2].addr = (kprobe_opcode_t *)kpt_target;
-	reset();
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 3), 0);
-	call_asm(1);
-	call_target(1, 1);
-	KUNIT_EXPECT_EQ(test, h.pre, 3);
+	kpt_call_asm(1);
+	kpt_call_target(1, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 3);
 	unregister_kprobes(kps, 3);
-	reset();
-	call_asm(1);
-	call_target(1, 1);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	kpt_reset();
+	kpt_call_asm(1);
+	kpt_call_target(1, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
 }
 
@@ -403,28 +403,28 @@ void t_batch_rollback(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++) {
-		init_probe(&kp[i]);
+		kpt_init_probe(&kp[i]);
 		kps[i] = &kp[i];
-		kp[i].pre_handler = pre_record;
+		kp[i].pre_handler = kpt_pre_record;
 	}
 	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp[1].addr = (kprobe_opcode_t *)kpt_target;
 	kp[2].symbol_name = "kpt_no_such_symbol";
-	reset();
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 3), -ENOENT);
-	KUNIT_EXPECT_TRUE(test, !registered(&kp[2]));
-	call_asm(1);
-	call_target(1, 1);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);	/* the first two were rolled back */
+	KUNIT_EXPECT_TRUE(test, !kpt_registered(&kp[2]));
+	kpt_call_asm(1);
+	kpt_call_target(1, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);	/* the first two were rolled back */
 
 	/* rolled-back probes can be registered again */
-	init_probe(&kp[0]);
+	kpt_init_probe(&kp[0]);
 	kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp[0].pre_handler = pre_record;
+	kp[0].pre_handler = kpt_pre_record;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp[0]), 0);
-	call_asm(1);
+	kpt_call_asm(1);
 	unregister_kprobe(&kp[0]);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 }
 
 /*
@@ -438,20 +438,20 @@ void t_batch_null_entry(struct kunit *test)
 
 	if (upstream)
 		kunit_skip(test, "upstream dereferences a NULL entry");
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);
-	KUNIT_EXPECT_TRUE(test, !registered(&kp));
-	reset();
-	call_asm(1);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_TRUE(test, !kpt_registered(&kp));
+	kpt_reset();
+	kpt_call_asm(1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	unregister_kprobes(kps, 2);		/* NULL and unregistered: skipped */
 
 	/* it can be registered again */
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
-	call_asm(1);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	kpt_call_asm(1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	unregister_kprobe(&kp);
 }
 
@@ -461,18 +461,18 @@ void t_double_register(struct kunit *test)
 
 	if (upstream)
 		kunit_skip(test, "upstream WARNs on it (warn_kprobe_rereg)");
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
-	reset();
-	call_asm(3);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);	/* still armed once, not twice */
+	kpt_reset();
+	kpt_call_asm(3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);	/* still armed once, not twice */
 	unregister_kprobe(&kp);
-	reset();
-	call_asm(3);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	kpt_reset();
+	kpt_call_asm(3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 }
 
 #endif /* CONFIG_X86 */

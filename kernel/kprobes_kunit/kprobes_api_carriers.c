@@ -37,6 +37,8 @@ void t_carrier_entry(struct kunit *test)
 	int want = 3 * 31 + 4, i;
 	u8 *next, orig;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	/*
@@ -45,9 +47,9 @@ void t_carrier_entry(struct kunit *test)
 	 * quarter second after they were left.
 	 */
 	msleep(600);
-	target_probe(&kp1, false);
+	kpt_target_probe(&kp1, false);
 	next = (u8 *)kpt_target_entry +
-	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	       (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	orig = *next;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp1), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned long)kp1.addr + MCOUNT_INSN_SIZE, (unsigned long)next);
@@ -55,12 +57,12 @@ void t_carrier_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
 	for (i = 0; i < 2; i++) {
 		/* the int3, then (optimized) the jump */
-		reset();
-		KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
-		KUNIT_EXPECT_EQ(test, h.pre, 1);
-		KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp1.addr + 1);
-		KUNIT_EXPECT_EQ(test, h.pre_di, 3);
-		KUNIT_EXPECT_EQ(test, h.pre_si, 4);
+		kpt_reset();
+		KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), want);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)kp1.addr + 1);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre_di, 3);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre_si, 4);
 		wait_for_kprobe_optimizer();
 	}
 	if (KPT_JUMPS_EXPECTED) {
@@ -68,36 +70,36 @@ void t_carrier_entry(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, *next, JMP32_INSN_OPCODE);
 	}
 
-	target_probe(&kp2, true);
+	kpt_target_probe(&kp2, true);
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp2), 0))
 		goto out1;
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
-	KUNIT_EXPECT_EQ(test, h.pre, 2);
-	KUNIT_EXPECT_EQ(test, h.post, 1);
-	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)next);
-	KUNIT_EXPECT_TRUE(test, h.pre_seq < h.post_seq);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)next);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre_seq < kpt_h.post_seq);
 	unregister_kprobe(&kp2);
 
-	init_probe(&kp3);
+	kpt_init_probe(&kp3);
 	kp3.addr = (kprobe_opcode_t *)next;
-	kp3.pre_handler = pre_record;
+	kp3.pre_handler = kpt_pre_record;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp3), 0))
 		goto out1;
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
-	KUNIT_EXPECT_EQ(test, h.pre, 2);
-	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)next + 1);	/* kp3 ran last */
 	unregister_kprobe(&kp3);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp1.addr + 1);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)kp1.addr + 1);
 out1:
 	unregister_kprobe(&kp1);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), want);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), want);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	KUNIT_EXPECT_EQ(test, *next, orig);
 	KUNIT_EXPECT_EQ(test, kp1.nmissed, 0);
 }
@@ -149,6 +151,8 @@ void t_carrier_move_unlocked(struct kunit *test)
 	int cpu, me;
 	u8 *next;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	/* on this CPU throughout: a !PREEMPT kernel never takes the busy one */
 	migrate_disable();
 	me = smp_processor_id();
@@ -160,12 +164,12 @@ void t_carrier_move_unlocked(struct kunit *test)
 	/* a hook earlier cases left lingering would be taken over instead */
 	msleep(600);
 	next = (u8 *)kpt_target_entry +
-	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
-	target_probe(&kp1, false);
+	       (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	kpt_target_probe(&kp1, false);
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
 		goto out0;
 	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);		/* carried */
-	init_probe(&mover_kp3);
+	kpt_init_probe(&mover_kp3);
 	mover_kp3.addr = (kprobe_opcode_t *)next;
 	mover_kp3.pre_handler = kp3_pre;
 	mover_kp3_ret = -EINPROGRESS;
@@ -184,9 +188,9 @@ void t_carrier_move_unlocked(struct kunit *test)
 	kthread_bind(reg, me);
 	wake_up_process(reg);
 	msleep(100);	/* the move's wait is under way now */
-	init_probe(&kp4);
+	kpt_init_probe(&kp4);
 	kp4.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp4.pre_handler = pre_record;
+	kp4.pre_handler = kpt_pre_record;
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp4), 0);
 	unregister_kprobe(&kp4);
 	/* done while the busy thread still held the move's wait off */
@@ -194,9 +198,9 @@ void t_carrier_move_unlocked(struct kunit *test)
 	wait_for_completion(&kp3_registered);
 	kthread_stop(reg);
 	KUNIT_EXPECT_EQ(test, mover_kp3_ret, 0);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);				/* kp1, hooked */
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);				/* kp1, hooked */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kp3_hits), mover_kp3_ret ? 0 : 1);
 	if (!mover_kp3_ret)
 		unregister_kprobe(&mover_kp3);
@@ -261,7 +265,7 @@ static struct task_struct *gen_path_start(struct gen_path *p, u8 *carrier,
 {
 	struct task_struct *t;
 
-	init_probe(&p->kp);
+	kpt_init_probe(&p->kp);
 	p->kp.addr = (kprobe_opcode_t *)carrier;
 	p->kp.pre_handler = kp3_pre;
 	p->ret = -EINPROGRESS;
@@ -277,7 +281,7 @@ static struct task_struct *gen_path_start(struct gen_path *p, u8 *carrier,
 /* the instruction after fn's fentry nop, from an address known at run time */
 static u8 *entry_next(unsigned long fn)
 {
-	return (u8 *)fn + (has_endbr((void *)fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	return (u8 *)fn + (kpt_has_endbr((void *)fn) ? 4 : 0) + MCOUNT_INSN_SIZE;
 }
 
 static int (*call_alt)(int, int) = kpt_alt;
@@ -292,6 +296,8 @@ void t_carrier_settle_generations(struct kunit *test)
 	struct kprobe kx, ky;
 	int cpu, me, i;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	migrate_disable();	/* see t_carrier_move_unlocked() */
 	me = smp_processor_id();
 	cpu = cpumask_any_but(cpu_online_mask, me);
@@ -300,10 +306,10 @@ void t_carrier_settle_generations(struct kunit *test)
 		kunit_skip(test, "this boot: needs 2 online CPUs");
 	}
 	msleep(600);	/* no hook left lingering: the probes are carried */
-	target_probe(&kx, false);
-	init_probe(&ky);
+	kpt_target_probe(&kx, false);
+	kpt_init_probe(&ky);
 	ky.addr = (kprobe_opcode_t *)kpt_alt;
-	ky.pre_handler = pre_record;
+	ky.pre_handler = kpt_pre_record;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kx), 0))
 		goto out0;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&ky), 0))
@@ -358,10 +364,10 @@ void t_carrier_settle_generations(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&b.done, 4 * HZ));
 	KUNIT_EXPECT_EQ(test, b.ret, 0);
 	KUNIT_EXPECT_TRUE(test, !READ_ONCE(kx.site->carry.carrier));
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
 	KUNIT_EXPECT_EQ(test, call_alt(3, 4), 3004);
-	KUNIT_EXPECT_EQ(test, h.pre, 2);			/* kx and ky, hooked */
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);			/* kx and ky, hooked */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kp3_hits), 2);	/* the two paths' */
 out3:
 	WRITE_ONCE(gen_stop, true);
@@ -397,13 +403,15 @@ out0:
 void t_carrier_sysctl_off(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
-		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+		   (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	u8 orig = *next;
 	struct kprobe kp;
 	int i;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	msleep(600);	/* no hook left lingering: the probe is carried */
-	target_probe(&kp, false);
+	kpt_target_probe(&kp, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, *next, INT3_INSN_OPCODE);
 	KUNIT_EXPECT_EQ(test, kpt_set_carriers(0), 0);
@@ -411,10 +419,10 @@ void t_carrier_sysctl_off(struct kunit *test)
 		msleep(20);
 	kunit_info(test, "moved after about %d ms\n", i * 20);
 	KUNIT_EXPECT_EQ(test, *next, orig);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.pre_ip, (unsigned long)kp.addr + 1);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)kp.addr + 1);
 	KUNIT_EXPECT_EQ(test, kpt_set_carriers(1), 0);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
@@ -429,13 +437,15 @@ void t_carrier_sysctl_off(struct kunit *test)
 void t_carrier_region_probe(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
-		   (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+		   (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	u8 orig = *next;
 	struct kprobe kp, kin;
 	int i, ret = -EILSEQ;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	msleep(600);	/* no hook left lingering: the probe is carried */
-	target_probe(&kp, false);
+	kpt_target_probe(&kp, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	wait_for_kprobe_optimizer();
 	if (!kprobe_optimized(&kp)) {
@@ -444,9 +454,9 @@ void t_carrier_region_probe(struct kunit *test)
 	}
 	/* the next instruction boundary in the jump's five bytes */
 	for (i = 1; i < JMP32_INSN_SIZE && ret == -EILSEQ; i++) {
-		init_probe(&kin);
+		kpt_init_probe(&kin);
 		kin.addr = (kprobe_opcode_t *)(next + i);
-		kin.pre_handler = pre_record;
+		kin.pre_handler = kpt_pre_record;
 		ret = register_kprobe(&kin);
 	}
 	if (ret == -EILSEQ) {
@@ -462,9 +472,9 @@ void t_carrier_region_probe(struct kunit *test)
 		msleep(20);
 	kunit_info(test, "on the hook after about %d ms\n", i * 20);
 	KUNIT_EXPECT_EQ(test, *next, orig);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_target(3, 4), 3 * 31 + 4);
-	KUNIT_EXPECT_EQ(test, h.pre, 2);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);
 	unregister_kprobe(&kin);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kp.nmissed + kin.nmissed, 0);

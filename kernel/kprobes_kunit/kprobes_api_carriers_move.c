@@ -145,18 +145,20 @@ void t_carrier_move_exact(struct kunit *test)
 	int cpu, calls, hits, round;
 	u8 *next;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		kunit_skip(test, "this boot: needs 2 online CPUs");
-	t = mover_start(test, call_target, 31, cpu);
+	t = mover_start(test, kpt_call_target, 31, cpu);
 	KUNIT_ASSERT_TRUE(test, !IS_ERR(t));
 
 	next = (u8 *)kpt_target_entry +
-	       (has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
+	       (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
 	for (round = 0; round < 3; round++) {
-		init_probe(&kp1);
+		kpt_init_probe(&kp1);
 		kp1.addr = (kprobe_opcode_t *)kpt_target;
 		kp1.pre_handler = mover_pre;
 		if (!KPT_CHECK_EQ(test, register_kprobe(&kp1), 0))
@@ -168,9 +170,9 @@ void t_carrier_move_exact(struct kunit *test)
 		/* round 1: from the jump; rounds 0 and 2: from the int3 */
 		if (round == 1)
 			wait_for_kprobe_optimizer();
-		init_probe(&kp3);
+		kpt_init_probe(&kp3);
 		kp3.addr = (kprobe_opcode_t *)next;
-		kp3.pre_handler = pre_record;
+		kp3.pre_handler = kpt_pre_record;
 		KUNIT_EXPECT_EQ(test, register_kprobe(&kp3), 0);
 		msleep(20);
 		unregister_kprobe(&kp3);
@@ -233,6 +235,8 @@ void t_carrier_move_reader_window(struct kunit *test)
 	unsigned long deadline;
 	struct task_struct *t;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
@@ -248,18 +252,18 @@ void t_carrier_move_reader_window(struct kunit *test)
 	 * make.  It sleeps when held.
 	 */
 	mover_nap = -1;
-	t = mover_start(test, call_tiny, 1, cpu);
+	t = mover_start(test, kpt_call_tiny, 1, cpu);
 	if (!KPT_CHECK(test, !IS_ERR(t)))
 		goto out_nap;
 	for (round = 0; round < 5 && !atomic_read(&window_ends); round++) {
 		msleep(600);	/* no hook left lingering: the probe is carried */
-		init_probe(&anchor);
-		anchor.addr = (kprobe_opcode_t *)call_tiny;
+		kpt_init_probe(&anchor);
+		anchor.addr = (kprobe_opcode_t *)kpt_call_tiny;
 		anchor.flags = KPROBE_FLAG_DISABLED;
 		if (!KPT_CHECK_EQ(test, register_kprobe(&anchor), 0))
 			break;
-		init_probe(&kp);
-		kp.addr = (kprobe_opcode_t *)call_tiny;
+		kpt_init_probe(&kp);
+		kp.addr = (kprobe_opcode_t *)kpt_call_tiny;
 		kp.pre_handler = mover_pre;
 		if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 			unregister_kprobe(&anchor);
@@ -341,8 +345,8 @@ static struct ftrace_ops twin_ops = {
 
 void t_carrier_divert_during_move(struct kunit *test)
 {
-	unsigned long fentry = (unsigned long)call_tiny +
-			       (has_endbr((void *)call_tiny) ? 4 : 0);
+	unsigned long fentry = (unsigned long)kpt_call_tiny +
+			       (kpt_has_endbr((void *)kpt_call_tiny) ? 4 : 0);
 	int cpu, calls, hits, ret;
 	unsigned long deadline;
 	struct kprobe_site *s;
@@ -350,6 +354,8 @@ void t_carrier_divert_during_move(struct kunit *test)
 	struct kprobe kp;
 	bool moving;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
@@ -358,11 +364,11 @@ void t_carrier_divert_during_move(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&twin_ops, fentry, 0, 1), 0);
 	atomic_set(&twin_calls, 0);
 	msleep(600);	/* no hook left lingering: the probe is carried */
-	t = mover_start(test, call_tiny, 1, cpu);
+	t = mover_start(test, kpt_call_tiny, 1, cpu);
 	if (!KPT_CHECK(test, !IS_ERR(t)))
 		goto out_filter;
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)call_tiny;
+	kpt_init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_call_tiny;
 	kp.pre_handler = mover_pre;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		goto out_mover;
@@ -434,18 +440,20 @@ void t_carrier_background_move(struct kunit *test)
 	int cpu, calls, hits, i;
 	struct kprobe kp;
 
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		kunit_skip(test, KPT_NO_FTRACE_SITES);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		kunit_skip(test, "this boot: needs 2 online CPUs");
-	next = (u8 *)call_tiny + (has_endbr((void *)call_tiny) ? 4 : 0) +
+	next = (u8 *)kpt_call_tiny + (kpt_has_endbr((void *)kpt_call_tiny) ? 4 : 0) +
 	       MCOUNT_INSN_SIZE;
 	orig = *next;
-	t = mover_start(test, call_tiny, 1, cpu);
+	t = mover_start(test, kpt_call_tiny, 1, cpu);
 	KUNIT_ASSERT_TRUE(test, !IS_ERR(t));
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)call_tiny;
+	kpt_init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)kpt_call_tiny;
 	kp.pre_handler = mover_pre;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		goto out;
@@ -465,8 +473,8 @@ void t_carrier_background_move(struct kunit *test)
 	kunit_info(test, "%d calls, %d hits\n", calls, hits);
 	KUNIT_EXPECT_TRUE(test, calls > 0);
 	KUNIT_EXPECT_EQ(test, hits, calls);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_tiny(3, 4), 7);	/* on the hook now */
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_tiny(3, 4), 7);	/* on the hook now */
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
 out:

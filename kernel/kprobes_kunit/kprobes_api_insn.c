@@ -14,9 +14,9 @@
 
 #include "kprobes_api.h"
 
-long (*call_load)(long *) = kpt_asm_load;
-long (*call_branch)(long, long (*)(void)) = kpt_asm_branch;
-long (*helper_fn)(void) = kpt_asm_helper;
+long (*kpt_call_load)(long *) = kpt_asm_load;
+long (*kpt_call_branch)(long, long (*)(void)) = kpt_asm_branch;
+long (*kpt_helper_fn)(void) = kpt_asm_helper;
 
 /*
  * A fault in the out-of-line copy is a fault of the original instruction:
@@ -35,27 +35,27 @@ static void fault_in_copy(struct kunit *test, bool post)
 	if (!KPT_CHECK(test, area))
 		return;
 
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
-	kp.pre_handler = pre_record;
-	kp.post_handler = post ? post_record : NULL;
-	reset();
+	kpt_init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)((char *)kpt_call_load + kpt_asm_load_off);
+	kp.pre_handler = kpt_pre_record;
+	kp.post_handler = post ? kpt_post_record : NULL;
+	kpt_reset();
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 		vfree(area);
 		return;
 	}
-	KUNIT_EXPECT_EQ(test, call_load(&good), 4242);
-	KUNIT_EXPECT_TRUE(test, h.pre == 1 && h.post == post);
+	KUNIT_EXPECT_EQ(test, kpt_call_load(&good), 4242);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre == 1 && kpt_h.post == post);
 	if (post)
-		KUNIT_EXPECT_EQ(test, h.post_ax, 4242);
+		KUNIT_EXPECT_EQ(test, kpt_h.post_ax, 4242);
 
-	KUNIT_EXPECT_EQ(test, call_load(bad), -EFAULT);
-	KUNIT_EXPECT_EQ(test, h.pre, 2);	/* the probe was hit */
-	KUNIT_EXPECT_EQ(test, h.post, post);	/* the instruction did not complete */
+	KUNIT_EXPECT_EQ(test, kpt_call_load(bad), -EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);	/* the probe was hit */
+	KUNIT_EXPECT_EQ(test, kpt_h.post, post);	/* the instruction did not complete */
 
 	/* a frame left behind would make this a re-entry: no handlers */
-	KUNIT_EXPECT_EQ(test, call_load(&good), 4242);
-	KUNIT_EXPECT_TRUE(test, h.pre == 3 && h.post == 2 * post);
+	KUNIT_EXPECT_EQ(test, kpt_call_load(&good), 4242);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre == 3 && kpt_h.post == 2 * post);
 
 	unregister_kprobe(&kp);
 	vfree(area);
@@ -86,14 +86,14 @@ static void agree_post_kp(struct kprobe *p, struct pt_regs *regs,
 			  unsigned long flags)
 {
 	agree_post[0]++;
-	post_record(p, regs, flags);
+	kpt_post_record(p, regs, flags);
 }
 
 static void agree_post_kr(struct kprobe *p, struct pt_regs *regs,
 			  unsigned long flags)
 {
 	agree_post[1]++;
-	post_record(p, regs, flags);
+	kpt_post_record(p, regs, flags);
 }
 
 void t_boost_and_single_step_agree(struct kunit *test)
@@ -105,34 +105,34 @@ void t_boost_and_single_step_agree(struct kunit *test)
 
 	OPTIMIZER_HIDE_VAR(call_riprel);	/* a real call to it */
 	for (post = 0; post < 2; post++) {
-		init_probe(&kp);
+		kpt_init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-		kp.pre_handler = pre_record;
+		kp.pre_handler = kpt_pre_record;
 		kp.post_handler = post ? agree_post_kp : NULL;
-		init_probe(&kr);
+		kpt_init_probe(&kr);
 		kr.addr = (kprobe_opcode_t *)call_riprel;
-		kr.pre_handler = pre_record;
+		kr.pre_handler = kpt_pre_record;
 		kr.post_handler = post ? agree_post_kr : NULL;
 		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 		if (register_kprobe(&kr)) {
 			unregister_kprobe(&kp);
 			KUNIT_ASSERT_TRUE(test, 0);
 		}
-		reset();
+		kpt_reset();
 		agree_post[0] = 0;
 		agree_post[1] = 0;
-		KUNIT_EXPECT_EQ(test, call_asm(5), KPT_ASM_BASE + 5);
-		ax[post] = h.pre_ax;
-		di[post] = h.pre_x;
+		KUNIT_EXPECT_EQ(test, kpt_call_asm(5), KPT_ASM_BASE + 5);
+		ax[post] = kpt_h.pre_ax;
+		di[post] = kpt_h.pre_x;
 		KUNIT_EXPECT_EQ(test, call_riprel(7), KPT_RIPREL_VAL + 7);
-		KUNIT_EXPECT_EQ(test, h.pre, 2);
-		KUNIT_EXPECT_EQ(test, h.post, 2 * post);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);
+		KUNIT_EXPECT_EQ(test, kpt_h.post, 2 * post);
 		KUNIT_EXPECT_EQ(test, agree_post[0], post);	/* the add's */
 		KUNIT_EXPECT_EQ(test, agree_post[1], post);	/* the RIP-relative load's */
 		if (post)	/* after the load: its register holds the value */
-			KUNIT_EXPECT_EQ(test, h.post_load, KPT_RIPREL_VAL);
+			KUNIT_EXPECT_EQ(test, kpt_h.post_load, KPT_RIPREL_VAL);
 		/* many hits in a row: a boosted copy always comes back */
-		KUNIT_EXPECT_EQ(test, call_asm(-1), KPT_ASM_BASE - 1);
+		KUNIT_EXPECT_EQ(test, kpt_call_asm(-1), KPT_ASM_BASE - 1);
 		KUNIT_EXPECT_EQ(test, call_riprel(-7), KPT_RIPREL_VAL - 7);
 		unregister_kprobe(&kr);
 		unregister_kprobe(&kp);
@@ -162,16 +162,16 @@ void t_gp_in_single_step(struct kunit *test)
 		kunit_skip(test, "32-bit x86 has no non-canonical address to #GP on");
 	if (upstream)
 		kunit_skip(test, "upstream dies on a #GP in the copy (not run)");
-	init_probe(&kp);
-	kp.addr = (kprobe_opcode_t *)((char *)call_load + kpt_asm_load_off);
-	kp.pre_handler = pre_record;
-	kp.post_handler = post_record;
-	reset();
+	kpt_init_probe(&kp);
+	kp.addr = (kprobe_opcode_t *)((char *)kpt_call_load + kpt_asm_load_off);
+	kp.pre_handler = kpt_pre_record;
+	kp.post_handler = kpt_post_record;
+	kpt_reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, call_load(noncanon), -EFAULT);
-	KUNIT_EXPECT_TRUE(test, h.pre == 1 && h.post == 0);
-	KUNIT_EXPECT_EQ(test, call_load(&good), 77);
-	KUNIT_EXPECT_TRUE(test, h.pre == 2 && h.post == 1);
+	KUNIT_EXPECT_EQ(test, kpt_call_load(noncanon), -EFAULT);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre == 1 && kpt_h.post == 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_load(&good), 77);
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre == 2 && kpt_h.post == 1);
 	unregister_kprobe(&kp);
 }
 
@@ -184,28 +184,28 @@ void t_gp_in_single_step(struct kunit *test)
 static int branch_case(struct kunit *test, int which, long x,
 		       unsigned long want_ip)
 {
-	char *base = (char *)call_branch;
+	char *base = (char *)kpt_call_branch;
 	struct kprobe kp;
 	long want = x ? x + 3 : 100;
 	int ret;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)(which == H_RET ?
-		(char *)helper_fn + kpt_branch_off[H_RET] :
+		(char *)kpt_helper_fn + kpt_branch_off[H_RET] :
 		base + kpt_branch_off[which]);
-	kp.pre_handler = pre_record;
-	kp.post_handler = post_record;
-	reset();
+	kp.pre_handler = kpt_pre_record;
+	kp.post_handler = kpt_post_record;
+	kpt_reset();
 	ret = register_kprobe(&kp);
 	if (ret) {
 		kunit_info(test, "register at case %d (offset %d): %d\n", which,
 			   kpt_branch_off[which], ret);
 		return ret;
 	}
-	KUNIT_EXPECT_EQ(test, call_branch(x, helper_fn), want);
+	KUNIT_EXPECT_EQ(test, kpt_call_branch(x, kpt_helper_fn), want);
 	unregister_kprobe(&kp);
-	KUNIT_EXPECT_TRUE(test, h.pre >= 1 && h.post == h.pre);
-	if (want_ip && !KPT_CHECK_EQ(test, h.post_ip, want_ip))
+	KUNIT_EXPECT_TRUE(test, kpt_h.pre >= 1 && kpt_h.post == kpt_h.pre);
+	if (want_ip && !KPT_CHECK_EQ(test, kpt_h.post_ip, want_ip))
 		kunit_info(test, "probe at offset %d of case %d\n",
 			   kpt_branch_off[which], which);
 	return 0;
@@ -213,8 +213,8 @@ static int branch_case(struct kunit *test, int which, long x,
 
 void t_emulated_instructions(struct kunit *test)
 {
-	char *base = (char *)call_branch;
-	unsigned long helper = (unsigned long)helper_fn;
+	char *base = (char *)kpt_call_branch;
+	unsigned long helper = (unsigned long)kpt_helper_fn;
 	u8 *ret_site;
 
 	KUNIT_EXPECT_EQ(test, branch_case(test, B_JZ, 5, (unsigned long)base +
@@ -231,16 +231,16 @@ void t_emulated_instructions(struct kunit *test)
 	 * left RET as built: a jmp to the thunk, which is where it goes.
 	 */
 	KUNIT_EXPECT_EQ(test, branch_case(test, H_RET, 5, 0), 0);
-	KUNIT_EXPECT_EQ(test, h.pre, 3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 3);
 	ret_site = (u8 *)helper + kpt_branch_off[H_RET];
 	if (*ret_site == 0xe9) {
 		kunit_info(test, "the helper's RET is a jmp to %ps\n",
 			   ret_site + 5 + *(s32 *)(ret_site + 1));
-		KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)ret_site + 5 +
+		KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)ret_site + 5 +
 			      *(s32 *)(ret_site + 1));
 	} else {
 		KUNIT_EXPECT_EQ(test, *ret_site, 0xc3);
-		KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)base + kpt_branch_off[B_JMP]);
+		KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)base + kpt_branch_off[B_JMP]);
 	}
 }
 
@@ -277,7 +277,7 @@ void t_emulated_transfers(struct kunit *test)
 
 	OPTIMIZER_HIDE_VAR(call_xfer);	/* a real call to it */
 	for (i = X_PUSH; i <= X_MOVR8; i++) {
-		init_probe(&kp);
+		kpt_init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)((char *)call_xfer + kpt_xfer_off[i]);
 		kp.pre_handler = pre_xfer;
 		kp.post_handler = post_xfer;
@@ -313,7 +313,7 @@ void t_emulated_transfers(struct kunit *test)
 
 void t_emulated_indirect_call_mem(struct kunit *test)
 {
-	int ret = branch_case(test, B_ICM, 5, (unsigned long)helper_fn);
+	int ret = branch_case(test, B_ICM, 5, (unsigned long)kpt_helper_fn);
 
 	if (upstream && ret == -EOPNOTSUPP)
 		kunit_skip(test, "upstream refuses to probe call *mem (-EOPNOTSUPP)");
@@ -328,7 +328,7 @@ static int pre_nofault(struct kprobe *p, struct pt_regs *regs)
 {
 	long v;
 
-	h.pre++;
+	kpt_h.pre++;
 	nofault_result = copy_from_kernel_nofault(&v, nofault_addr, sizeof(v));
 	return 0;
 }
@@ -340,20 +340,20 @@ void t_fault_in_handler(struct kunit *test)
 
 	KUNIT_ASSERT_TRUE(test, area);
 	nofault_addr = area + PAGE_SIZE;	/* the guard page: it faults */
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = pre_nofault;
-	kp.post_handler = post_record;
-	reset();
+	kp.post_handler = kpt_post_record;
+	kpt_reset();
 	nofault_result = 0;
 	if (!KPT_CHECK_EQ(test, register_kprobe(&kp), 0)) {
 		vfree(area);
 		return;
 	}
-	KUNIT_EXPECT_EQ(test, call_asm(1), KPT_ASM_BASE + 1);
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(1), KPT_ASM_BASE + 1);
 	unregister_kprobe(&kp);
 	vfree(area);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	KUNIT_EXPECT_EQ(test, nofault_result, -EFAULT);
-	KUNIT_EXPECT_EQ(test, h.post, 1);	/* the probed insn still completed */
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);	/* the probed insn still completed */
 }

@@ -42,9 +42,9 @@ static noinline int kpt_blocker(int x)
 	return x + 7;
 }
 
-int (*call_recurse)(int) = kpt_recurse;
-int (*call_sleeper)(int) = kpt_sleeper;
-int (*call_blocker)(int) = kpt_blocker;
+int (*kpt_call_recurse)(int) = kpt_recurse;
+int (*kpt_call_sleeper)(int) = kpt_sleeper;
+int (*kpt_call_blocker)(int) = kpt_blocker;
 
 struct kpt_ri_data {
 	int a;
@@ -94,7 +94,7 @@ void t_kretprobe_return_value(struct kunit *test)
 	memset(&rh, 0, sizeof(rh));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	for (i = 0; i < 10; i++)
-		KUNIT_EXPECT_EQ(test, call_target(i, 2), i * 31 + 2);
+		KUNIT_EXPECT_EQ(test, kpt_call_target(i, 2), i * 31 + 2);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.entries, 10);
 	KUNIT_EXPECT_EQ(test, rh.returns, 10);
@@ -122,17 +122,17 @@ void t_kretprobe_disable_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), -EINVAL);	/* not registered */
 	memset(&rh, 0, sizeof(rh));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(1, 2), 33);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(1, 2), 33);
 	KUNIT_EXPECT_EQ(test, rh.returns, 0);
 	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(2, 2), 64);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(2, 2), 64);
 	KUNIT_EXPECT_EQ(test, rh.entries, 1);
 	KUNIT_EXPECT_EQ(test, rh.returns, 1);
 	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(3, 2), 95);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 2), 95);
 	KUNIT_EXPECT_EQ(test, rh.returns, 1);
 	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_target(4, 2), 126);
+	KUNIT_EXPECT_EQ(test, kpt_call_target(4, 2), 126);
 	KUNIT_EXPECT_EQ(test, rh.returns, 2);
 	KUNIT_EXPECT_EQ(test, rh.last_ret, 126);
 	unregister_kretprobe(&rp);
@@ -161,7 +161,7 @@ void t_kretprobe_nmissed_recursion(struct kunit *test)
 	struct kretprobe rp;
 
 	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_recurse(3), 3);
+	KUNIT_EXPECT_EQ(test, kpt_call_recurse(3), 3);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.last_ret, 3);	/* the outermost return */
 	if (!KPT_SPARES) {
@@ -190,14 +190,14 @@ void t_kretprobe_spare_bound(struct kunit *test)
 		kunit_skip(test, "no spare instances: see kretprobe_nmissed_recursion");
 	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
 	local_irq_save(flags);
-	KUNIT_EXPECT_EQ(test, call_recurse(7), 7);
+	KUNIT_EXPECT_EQ(test, kpt_call_recurse(7), 7);
 	local_irq_restore(flags);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.returns, 5);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 
 	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
-	KUNIT_EXPECT_EQ(test, call_recurse(99), 99);
+	KUNIT_EXPECT_EQ(test, kpt_call_recurse(99), 99);
 	unregister_kretprobe(&rp);
 	missed = rp.nmissed;
 	kunit_info(test, "100 activations, maxactive 1: %d returns, %d missed\n",
@@ -213,7 +213,7 @@ static long recurse_irqs_off(void *arg)
 	long n;
 
 	local_irq_save(flags);
-	n = call_recurse((long)arg);
+	n = kpt_call_recurse((long)arg);
 	local_irq_restore(flags);
 	return n;
 }
@@ -255,8 +255,8 @@ void t_kretprobe_sleeping_function(struct kunit *test)
 	memset(&rh, 0, sizeof(rh));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_EXPECT_TRUE(test, rp.maxactive > 0);	/* the default was applied */
-	KUNIT_EXPECT_EQ(test, call_sleeper(2), 9);
-	KUNIT_EXPECT_EQ(test, call_sleeper(1), 8);
+	KUNIT_EXPECT_EQ(test, kpt_call_sleeper(2), 9);
+	KUNIT_EXPECT_EQ(test, kpt_call_sleeper(1), 8);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.returns, 2);
 	KUNIT_EXPECT_EQ(test, rh.last_ret, 8);
@@ -298,14 +298,14 @@ void t_kretprobe_bad_input(struct kunit *test)
 	rp.data_size = sizeof(struct kpt_ri_data);	/* ret_handler reads it */
 	memset(&rh, 0, sizeof(rh));
 	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
-	call_target(1, 1);
+	kpt_call_target(1, 1);
 	KUNIT_EXPECT_EQ(test, rh.returns, 0);
 	unregister_kretprobes(rps, 2);	/* NULL and unregistered: skipped */
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), 0);
-	call_target(1, 1);
+	kpt_call_target(1, 1);
 	/* twice: refused, and its instance pool still serves the first */
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
-	call_target(1, 1);
+	kpt_call_target(1, 1);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.returns, 2);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
@@ -322,7 +322,7 @@ static int blocker_result;
 
 static int blocker_fn(void *unused)
 {
-	blocker_result = call_blocker(300);
+	blocker_result = kpt_call_blocker(300);
 	return 0;
 }
 
@@ -380,7 +380,7 @@ void t_kretprobe_absurd_maxactive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	/* nothing was left armed */
 	memset(&rh, 0, sizeof(rh));
-	KUNIT_EXPECT_EQ(test, call_sleeper(0), 7);
+	KUNIT_EXPECT_EQ(test, kpt_call_sleeper(0), 7);
 	KUNIT_EXPECT_EQ(test, rh.returns, 0);
 }
 

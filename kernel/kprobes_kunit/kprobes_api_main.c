@@ -49,10 +49,10 @@ noinline int kpt_alt(int a, int b)
 	return a * 1000 + b;
 }
 
-int (*call_target)(int, int) = kpt_target;
-int (*call_tiny)(int, int) = kpt_tiny;
+int (*kpt_call_target)(int, int) = kpt_target;
+int (*kpt_call_tiny)(int, int) = kpt_tiny;
 #ifdef CONFIG_X86
-long (*call_asm)(long) = kpt_asm;
+long (*kpt_call_asm)(long) = kpt_asm;
 #endif
 
 /*
@@ -63,6 +63,7 @@ long (*call_asm)(long) = kpt_asm;
  */
 #ifdef CONFIG_X86
 #define X86_CASE(c)	KPT_CASE(c)
+#define X86_CASE_SLOW(c) KPT_CASE_SLOW(c)
 #else
 static void __maybe_unused t_x86_only(struct kunit *test)
 {
@@ -71,45 +72,46 @@ static void __maybe_unused t_x86_only(struct kunit *test)
 
 /* t_name is x86 code, absent here: named (as a string) but never linked */
 #define X86_CASE(c)	{ .run_case = t_x86_only, .name = #c }
+#define X86_CASE_SLOW(c) X86_CASE(c)
 #endif
 
 /* ---- handler bookkeeping ------------------------------------------------ */
 
-struct kpt_hits h;
+struct kpt_hits kpt_h;
 
-void reset(void)
+void kpt_reset(void)
 {
-	memset(&h, 0, sizeof(h));
+	memset(&kpt_h, 0, sizeof(kpt_h));
 }
 
-int pre_record(struct kprobe *p, struct pt_regs *regs)
+int kpt_pre_record(struct kprobe *p, struct pt_regs *regs)
 {
-	h.pre++;
-	h.pre_seq = ++h.seq;
-	h.pre_ip = instruction_pointer(regs);
-	h.pre_di = regs_get_kernel_argument(regs, 0);
+	kpt_h.pre++;
+	kpt_h.pre_seq = ++kpt_h.seq;
+	kpt_h.pre_ip = instruction_pointer(regs);
+	kpt_h.pre_di = regs_get_kernel_argument(regs, 0);
 #ifdef CONFIG_X86
-	h.pre_x = KPT_ASM_X(regs);
+	kpt_h.pre_x = KPT_ASM_X(regs);
 #endif
-	h.pre_si = regs_get_kernel_argument(regs, 1);
-	h.pre_ax = regs_return_value(regs);
-	h.pre_preemptible = preemptible();
+	kpt_h.pre_si = regs_get_kernel_argument(regs, 1);
+	kpt_h.pre_ax = regs_return_value(regs);
+	kpt_h.pre_preemptible = preemptible();
 	return 0;
 }
 
-void post_record(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
+void kpt_post_record(struct kprobe *p, struct pt_regs *regs, unsigned long flags)
 {
-	h.post++;
-	h.post_seq = ++h.seq;
-	h.post_ip = instruction_pointer(regs);
-	h.post_ax = regs_return_value(regs);
+	kpt_h.post++;
+	kpt_h.post_seq = ++kpt_h.seq;
+	kpt_h.post_ip = instruction_pointer(regs);
+	kpt_h.post_ax = regs_return_value(regs);
 #ifdef CONFIG_X86
-	h.post_load = KPT_RIPREL_REG(regs);
+	kpt_h.post_load = KPT_RIPREL_REG(regs);
 #endif
-	h.post_preemptible = preemptible();
+	kpt_h.post_preemptible = preemptible();
 }
 
-void init_probe(struct kprobe *kp)
+void kpt_init_probe(struct kprobe *kp)
 {
 	memset(kp, 0, sizeof(*kp));
 	INIT_HLIST_NODE(&kp->hlist);
@@ -117,21 +119,21 @@ void init_probe(struct kprobe *kp)
 }
 
 /* a probe on kpt_target() (an ftrace site where the arch has those) */
-void target_probe(struct kprobe *kp, bool post)
+void kpt_target_probe(struct kprobe *kp, bool post)
 {
-	init_probe(kp);
+	kpt_init_probe(kp);
 	kp->addr = (kprobe_opcode_t *)kpt_target;
-	kp->pre_handler = pre_record;
-	kp->post_handler = post ? post_record : NULL;
+	kp->pre_handler = kpt_pre_record;
+	kp->post_handler = post ? kpt_post_record : NULL;
 }
 
 /* The registered-ness test trace_kprobe relies on. */
-bool registered(struct kprobe *kp)
+bool kpt_registered(struct kprobe *kp)
 {
 	return !(list_empty(&kp->list) && hlist_unhashed(&kp->hlist));
 }
 
-bool has_endbr(const void *addr)
+bool kpt_has_endbr(const void *addr)
 {
 	/* f3 0f 1e fa */
 	return IS_ENABLED(CONFIG_X86) && *(const u32 *)addr == 0xfa1e0ff3;
@@ -147,7 +149,7 @@ unsigned long kpt_lookup(const char *name)
 	struct kprobe kp;
 
 	if (!kln) {
-		init_probe(&kp);
+		kpt_init_probe(&kp);
 		kp.symbol_name = "kallsyms_lookup_name";
 		if (register_kprobe(&kp))
 			return 0;
@@ -244,8 +246,8 @@ static struct kunit_case kprobes_api_aggregate_cases[] = {
 	X86_CASE(aggregate_probes),
 	X86_CASE(aggregate_order_and_post),
 	X86_CASE(post_joins_hit_in_flight),
-	X86_CASE(post_joins_pre_only_walk),
-	X86_CASE(concurrent_hits_while_registering),
+	X86_CASE_SLOW(post_joins_pre_only_walk),
+	X86_CASE_SLOW(concurrent_hits_while_registering),
 	{}
 };
 
@@ -259,7 +261,7 @@ static struct kunit_case kprobes_api_batch_cases[] = {
 	X86_CASE(batch_register),
 	X86_CASE(batch_rollback),
 	X86_CASE(batch_null_entry),
-	X86_CASE(batch_unregister_optimized),
+	X86_CASE_SLOW(batch_unregister_optimized),
 	{}
 };
 
@@ -274,7 +276,7 @@ static struct kunit_case kprobes_api_ftrace_cases[] = {
 	X86_CASE(ftrace_leave_and_return),
 	X86_CASE(entry_cold_part),
 	X86_CASE(entry_static_branch),
-	X86_CASE(ftrace_divert),
+	X86_CASE_SLOW(ftrace_divert),
 	X86_CASE(ftrace_divert_body),
 	{}
 };
@@ -289,9 +291,9 @@ static struct kunit_case kprobes_api_carriers_cases[] = {
 	X86_CASE(carrier_entry),
 	X86_CASE(carrier_move_exact),
 	X86_CASE(carrier_background_move),
-	X86_CASE(carrier_move_reader_window),
+	X86_CASE_SLOW(carrier_move_reader_window),
 	X86_CASE(carrier_divert_during_move),
-	X86_CASE(carrier_move_unlocked),
+	X86_CASE_SLOW(carrier_move_unlocked),
 	X86_CASE(carrier_settle_generations),
 	X86_CASE(carrier_sysctl_off),
 	X86_CASE(carrier_region_probe),

@@ -43,9 +43,9 @@ static int hammer_fn(void *unused)
 	long i = 0;
 
 	while (!kthread_should_stop()) {
-		if (call_asm(i) != KPT_ASM_BASE + i)
+		if (kpt_call_asm(i) != KPT_ASM_BASE + i)
 			atomic_inc(&hammer_errors);
-		if (call_target(i, 1) != i * 31 + 1)
+		if (kpt_call_target(i, 1) != i * 31 + 1)
 			atomic_inc(&hammer_errors);
 		atomic_inc(&hammer_calls);
 		i = (i + 1) & 0xffff;	/* i * 31 + 1 stays an int */
@@ -97,11 +97,11 @@ static int registrar_fn(void *data)
 	for (round = 0; round < 50; round++) {
 		struct kprobe *kps[2] = { &kp[0], &kp[1] };
 
-		init_probe(&kp[0]);
+		kpt_init_probe(&kp[0]);
 		kp[0].addr = (kprobe_opcode_t *)kpt_asm_add;
 		kp[0].pre_handler = hammer_pre;
 		kp[0].post_handler = hammer_post;
-		init_probe(&kp[1]);
+		kpt_init_probe(&kp[1]);
 		kp[1].addr = (kprobe_opcode_t *)kpt_asm_mov;
 		kp[1].pre_handler = hammer_pre;
 		memset(&rp, 0, sizeof(rp));
@@ -187,7 +187,7 @@ void t_batch_unregister_optimized(struct kunit *test)
 #ifdef KPROBES_ANEW
 	u8 *addr[2] = { (u8 *)kpt_asm_mov,
 			(u8 *)kpt_target_entry +
-			(has_endbr((void *)kpt_target_entry) ? 4 : 0) };
+			(kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) };
 	struct kprobe kp[2], *kps[2] = { &kp[0], &kp[1] };
 	int cpu, i, hits, nopt, round, want = 1;
 	u8 orig[2][2 * JMP32_INSN_SIZE];
@@ -196,8 +196,7 @@ void t_batch_unregister_optimized(struct kunit *test)
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		kunit_skip(test, "this boot: needs 2 online CPUs");
-	if (IS_ENABLED(CONFIG_KPROBE_CARRIERS) &&
-	    IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+	if (kpt_carriers_now() && IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		want = 2;
 	/*
 	 * An earlier case's hook on kpt_target() may still linger: wait it
@@ -211,11 +210,11 @@ void t_batch_unregister_optimized(struct kunit *test)
 		if (round)
 			msleep(600);
 		for (i = 0; i < 2; i++) {
-			init_probe(&kp[i]);
+			kpt_init_probe(&kp[i]);
 			kp[i].pre_handler = hammer_pre;
 		}
 		kp[0].addr = (kprobe_opcode_t *)kpt_asm_mov;
-		kp[1].addr = (kprobe_opcode_t *)call_target;
+		kp[1].addr = (kprobe_opcode_t *)kpt_call_target;
 		KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
 		/* before the hammer: a busy thread would hold the optimizer off */
 		wait_for_kprobe_optimizer();
@@ -352,11 +351,11 @@ static void post_joins_pre_only_walk(struct kunit *test)
 		return;
 	}
 	/* two pre-only probes on kpt_target()'s entry: a pre-only site */
-	init_probe(&kp[0]);
-	kp[0].addr = (kprobe_opcode_t *)call_target;
+	kpt_init_probe(&kp[0]);
+	kp[0].addr = (kprobe_opcode_t *)kpt_call_target;
 	kp[0].pre_handler = join_hold_pre;
-	init_probe(&kp[1]);
-	kp[1].addr = (kprobe_opcode_t *)call_target;
+	kpt_init_probe(&kp[1]);
+	kp[1].addr = (kprobe_opcode_t *)kpt_call_target;
 	kp[1].pre_handler = hammer_pre;
 	if (!KPT_CHECK_EQ(test, register_kprobes(kps, 2), 0))
 		return;
@@ -382,7 +381,7 @@ static void post_joins_pre_only_walk(struct kunit *test)
 			usleep_range(1000, 2000);
 		/* a clean node: the spin looks for it being linked */
 		memset(&join_kp, 0, sizeof(join_kp));
-		join_kp.addr = (kprobe_opcode_t *)call_target;
+		join_kp.addr = (kprobe_opcode_t *)kpt_call_target;
 		join_kp.pre_handler = join_pre_h;
 		join_kp.post_handler = join_post_h;
 		WRITE_ONCE(join_armed, true);

@@ -26,7 +26,7 @@ static int __kprobes kpt_in_kprobes_text(int x)
 	return x + 1;
 }
 
-int (*call_kprobes_text)(int) = kpt_in_kprobes_text;
+int (*kpt_call_kprobes_text)(int) = kpt_in_kprobes_text;
 
 /* Each bad registration gets its errno and leaves nothing armed. */
 static void bad(struct kunit *test, struct kprobe *kp, int want)
@@ -40,7 +40,7 @@ static void bad(struct kunit *test, struct kprobe *kp, int want)
 	if (!ret && want)
 		unregister_kprobe(kp);
 	else if (ret)
-		KUNIT_EXPECT_FALSE_MSG(test, registered(kp),
+		KUNIT_EXPECT_FALSE_MSG(test, kpt_registered(kp),
 				       "a failed register left the probe listed");
 }
 
@@ -50,77 +50,77 @@ void t_bad_input(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, register_kprobes(NULL, 0), -EINVAL);
 
-	init_probe(&kp);		/* neither addr nor symbol */
-	kp.pre_handler = pre_record;
+	kpt_init_probe(&kp);		/* neither addr nor symbol */
+	kp.pre_handler = kpt_pre_record;
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* both addr and symbol */
+	kpt_init_probe(&kp);		/* both addr and symbol */
 	kp.addr = (kprobe_opcode_t *)kpt_target;
 	kp.symbol_name = "kpt_target";
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* unknown symbol */
+	kpt_init_probe(&kp);		/* unknown symbol */
 	kp.symbol_name = "kpt_no_such_symbol";
 	bad(test, &kp, -ENOENT);
 
-	init_probe(&kp);		/* module not loaded */
+	kpt_init_probe(&kp);		/* module not loaded */
 	kp.symbol_name = "kpt_no_such_module:kpt_target";
 	bad(test, &kp, -ENOENT);
 
-	init_probe(&kp);		/* inside the 10-byte movabs */
+	kpt_init_probe(&kp);		/* inside the 10-byte movabs */
 	kp.addr = (kprobe_opcode_t *)(kpt_asm_mov + 1);
 	bad(test, &kp, -EILSEQ);
 
-	init_probe(&kp);		/* same, by symbol+offset */
+	kpt_init_probe(&kp);		/* same, by symbol+offset */
 	kp.symbol_name = "kpt_asm";
 	kp.offset = kpt_asm_off_mov + 3;
 	bad(test, &kp, -EILSEQ);
 
-	init_probe(&kp);		/* mov from %ss, just before: accepted */
+	kpt_init_probe(&kp);		/* mov from %ss, just before: accepted */
 	kp.addr = (kprobe_opcode_t *)kpt_asm_ss;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	if (KPT_CHECK_EQ(test, register_kprobe(&kp), 0))
 		unregister_kprobe(&kp);
 
-	init_probe(&kp);		/* mov to %ss: not single-stepped */
+	kpt_init_probe(&kp);		/* mov to %ss: not single-stepped */
 	kp.addr = (kprobe_opcode_t *)((char *)kpt_asm_ss + kpt_asm_ss_off);
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* NOKPROBE_SYMBOL() in the kernel */
+	kpt_init_probe(&kp);		/* NOKPROBE_SYMBOL() in the kernel */
 	kp.symbol_name = "notifier_call_chain";
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* .kprobes.text of this module */
+	kpt_init_probe(&kp);		/* .kprobes.text of this module */
 	kp.addr = (kprobe_opcode_t *)kpt_in_kprobes_text;
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* entry text */
+	kpt_init_probe(&kp);		/* entry text */
 	kp.symbol_name = IS_ENABLED(CONFIG_X86_64) ? "entry_SYSCALL_64" :
 						     "entry_INT80_32";
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&kp);		/* .noinstr.text */
+	kpt_init_probe(&kp);		/* .noinstr.text */
 	kp.symbol_name = "exc_int3";
 	bad(test, &kp, -EINVAL);
 
-	init_probe(&good);
+	kpt_init_probe(&good);
 	good.addr = (kprobe_opcode_t *)kpt_asm_add;
-	good.pre_handler = pre_record;
+	good.pre_handler = kpt_pre_record;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&good), 0);
 
 	/* unregistering a probe never registered changes nothing */
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	unregister_kprobe(&kp);
-	reset();
-	KUNIT_EXPECT_EQ(test, call_asm(3), KPT_ASM_BASE + 3);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_asm(3), KPT_ASM_BASE + 3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	unregister_kprobe(&good);
-	reset();
-	call_asm(3);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
-	KUNIT_EXPECT_EQ(test, call_kprobes_text(1), 2);
+	kpt_reset();
+	kpt_call_asm(3);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_kprobes_text(1), 2);
 }
 
 /* ---- text another patcher owns ------------------------------------------- */
@@ -157,9 +157,9 @@ static noinline int kpt_warn_fn(int x)
 	return x + 1;
 }
 
-int (*call_jump_label_fn)(int) = kpt_jump_label_fn;
-int (*call_static_call_fn)(int) = kpt_static_call_fn;
-int (*call_warn_fn)(int) = kpt_warn_fn;
+int (*kpt_call_jump_label_fn)(int) = kpt_jump_label_fn;
+int (*kpt_call_static_call_fn)(int) = kpt_static_call_fn;
+int (*kpt_call_warn_fn)(int) = kpt_warn_fn;
 
 /*
  * The module's patched sites inside [fn, fn + KPT_SITE_WINDOW): not simply
@@ -255,41 +255,41 @@ void t_bad_input_patched_sites(struct kunit *test)
 
 	/* the sites are found in this module's tables */
 	KPT_NEEDS_MODULE(test);
-	jl = jump_label_site_in(call_jump_label_fn);
-	sc = static_call_site_in(call_static_call_fn);
-	bug = bug_site_in(call_warn_fn);
+	jl = jump_label_site_in(kpt_call_jump_label_fn);
+	sc = static_call_site_in(kpt_call_static_call_fn);
+	bug = bug_site_in(kpt_call_warn_fn);
 	/* each function has its site in its first KPT_SITE_WINDOW bytes */
 	KUNIT_ASSERT_TRUE(test, IS_ENABLED(CONFIG_JUMP_LABEL) && jl);
 	/* 32-bit x86 has no inline static calls (no objtool): none to refuse */
 	KUNIT_ASSERT_TRUE(test, !IS_ENABLED(CONFIG_HAVE_STATIC_CALL_INLINE) || sc);
 	KUNIT_ASSERT_TRUE(test, bug);
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)jl;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	bad(test, &kp, busy);
 
 	if (sc) {
-		init_probe(&kp);
+		kpt_init_probe(&kp);
 		kp.addr = (kprobe_opcode_t *)sc;
-		kp.pre_handler = pre_record;
+		kp.pre_handler = kpt_pre_record;
 		bad(test, &kp, busy);
 	}
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)bug;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	bad(test, &kp, -EINVAL);
 
 	/* nothing was armed: the functions run as before, no handler */
-	reset();
-	KUNIT_EXPECT_EQ(test, call_jump_label_fn(1), 2);
+	kpt_reset();
+	KUNIT_EXPECT_EQ(test, kpt_call_jump_label_fn(1), 2);
 	static_branch_enable(&kpt_key);
-	KUNIT_EXPECT_EQ(test, call_jump_label_fn(1), 3);
+	KUNIT_EXPECT_EQ(test, kpt_call_jump_label_fn(1), 3);
 	static_branch_disable(&kpt_key);
-	KUNIT_EXPECT_EQ(test, call_static_call_fn(4), 5);
-	KUNIT_EXPECT_EQ(test, call_warn_fn(7), 8);
-	KUNIT_EXPECT_EQ(test, h.pre, 0);
+	KUNIT_EXPECT_EQ(test, kpt_call_static_call_fn(4), 5);
+	KUNIT_EXPECT_EQ(test, kpt_call_warn_fn(7), 8);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 }
 
 struct kpt_core_tally {
@@ -304,9 +304,9 @@ static void kpt_core_try(struct kpt_core_tally *t, unsigned long addr)
 	struct kprobe kp;
 	int ret;
 
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)addr;
-	kp.pre_handler = pre_record;
+	kp.pre_handler = kpt_pre_record;
 	ret = register_kprobe(&kp);
 	if (!ret) {
 		unregister_kprobe(&kp);
@@ -414,10 +414,10 @@ void t_alternatives_lock_prefix(struct kunit *test)
 	long v = 5;
 
 	OPTIMIZER_HIDE_VAR(call_lock);	/* a real call to it */
-	init_probe(&kp);
+	kpt_init_probe(&kp);
 	kp.addr = (kprobe_opcode_t *)((char *)call_lock + kpt_asm_lock_off);
-	kp.pre_handler = pre_record;
-	kp.post_handler = post_record;
+	kp.pre_handler = kpt_pre_record;
+	kp.post_handler = kpt_post_record;
 	kunit_info(test, "%s: lock prefix %s (byte %02x)\n",
 		   !IS_ENABLED(CONFIG_SMP) ? "CONFIG_SMP=n kernel" :
 		   up ? "uniprocessor boot" : "SMP boot",
@@ -429,19 +429,19 @@ void t_alternatives_lock_prefix(struct kunit *test)
 	}
 	if (up) {
 		bad(test, &kp, -EBUSY);
-		reset();
+		kpt_reset();
 		call_lock(&v);
 		KUNIT_EXPECT_EQ(test, v, 6);
-		KUNIT_EXPECT_EQ(test, h.pre, 0);
+		KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 		return;
 	}
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	reset();
+	kpt_reset();
 	call_lock(&v);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, v, 6);
-	KUNIT_EXPECT_EQ(test, h.pre, 1);
-	KUNIT_EXPECT_EQ(test, h.post, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
 	/* post_handler sees the IP after the locked increment */
-	KUNIT_EXPECT_EQ(test, h.post_ip, (unsigned long)kp.addr + len);
+	KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)kp.addr + len);
 }

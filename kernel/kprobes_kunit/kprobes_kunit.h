@@ -36,6 +36,9 @@
 
 /* a case of a table built with designated names (not KUNIT_CASE()'s "t_") */
 #define KPT_CASE(c)	{ .run_case = t_##c, .name = #c }
+/* one that runs for seconds (KUnit's attribute; kunit.py --filter speed>slow) */
+#define KPT_CASE_SLOW(c)						\
+	{ .run_case = t_##c, .name = #c, .attr.speed = KUNIT_SPEED_SLOW }
 
 /*
  * The cases that probe this code as a module's (its name in "MOD:sym",

@@ -87,8 +87,9 @@ static bool ret_in_calls(unsigned long ra)
 #else
 	char sym[KSYM_SYMBOL_LEN];
 
+	/* calls(), or a clone the compiler made of it ("calls.constprop.0") */
 	sprint_symbol(sym, ra);
-	return str_has_prefix(sym, "calls+");
+	return str_has_prefix(sym, "calls+") || str_has_prefix(sym, "calls.");
 #endif
 }
 

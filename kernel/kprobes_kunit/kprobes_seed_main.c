@@ -72,10 +72,10 @@ static noinline long kps_inner(long x)
 typedef long (*fn10_t)(ARGS10);
 typedef long (*fn21_t)(ARGS21);
 
-fn10_t call10[2] = { kps_args10, kps_args10_nt };
-fn21_t call21[2] = { kps_args21, kps_args21_nt };
-long (*call_inner)(long) = kps_inner;
-long (*call_load)(long *) = kps_load;
+fn10_t kps_call10[2] = { kps_args10, kps_args10_nt };
+fn21_t kps_call21[2] = { kps_args21, kps_args21_nt };
+long (*kps_call_inner)(long) = kps_inner;
+long (*kps_call_load)(long *) = kps_load;
 static const char * const site_name[2] = { "ftrace", "int3" };
 
 /* distinct values, a pointer among them */
@@ -92,7 +92,7 @@ static void init_values(void)
 
 static long c10(int which)
 {
-	return call10[which](v10[0], v10[1], v10[2], v10[3], v10[4], v10[5],
+	return kps_call10[which](v10[0], v10[1], v10[2], v10[3], v10[4], v10[5],
 			     v10[6], v10[7], v10[8], v10[9]);
 }
 
@@ -207,7 +207,7 @@ static void jprobe_args10(struct kunit *test, int which)
 	int i;
 
 	init_values();
-	init_jprobe(&jp, call10[which], j_args10);
+	init_jprobe(&jp, kps_call10[which], j_args10);
 	reset();
 	if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0))
 		return;
@@ -256,10 +256,10 @@ static void t_jprobe_stack_bound(struct kunit *test)
 	for (i = 1; i <= 21; i++)
 		want += i * (100L * i + 7);
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&jp, call21[which], j_args21);
+		init_jprobe(&jp, kps_call21[which], j_args21);
 		reset();
 		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
-		got = call21[which](107, 207, 307, 407, 507, 607, 707, 807,
+		got = kps_call21[which](107, 207, 307, 407, 507, 607, 707, 807,
 				    907, 1007, 1107, 1207, 1307, 1407, 1507,
 				    1607, 1707, 1807, 1907, 2007, 2107);
 		unregister_jprobe(&jp);
@@ -278,7 +278,7 @@ static void t_jprobe_handler_returns(struct kunit *test)
 
 	init_values();
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&jp, call10[which], j_args10_plain);
+		init_jprobe(&jp, kps_call10[which], j_args10_plain);
 		reset();
 		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
 		KUNIT_EXPECT_EQ(test, c10(which), want10());
@@ -346,13 +346,13 @@ static void t_jprobe_with_kprobe_and_kretprobe(struct kunit *test)
 
 	init_values();
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&j1, call10[which], j_first);
-		init_jprobe(&j3, call10[which], j_third);
-		init_probe(&k2, call10[which]);
+		init_jprobe(&j1, kps_call10[which], j_first);
+		init_jprobe(&j3, kps_call10[which], j_third);
+		init_probe(&k2, kps_call10[which]);
 		k2.pre_handler = k_second;
 		k2.post_handler = k_second_post;
 		memset(&r4, 0, sizeof(r4));
-		r4.kp.addr = (kprobe_opcode_t *)call10[which];
+		r4.kp.addr = (kprobe_opcode_t *)kps_call10[which];
 		r4.entry_handler = r_entry;
 		r4.handler = r_return;
 		r4.maxactive = 4;
@@ -391,9 +391,9 @@ static void t_jprobe_joins_lone_entry(struct kunit *test)
 	int i;
 
 	init_values();
-	init_probe(&kp, call10[0]);
+	init_probe(&kp, kps_call10[0]);
 	kp.pre_handler = k_second;
-	init_jprobe(&jp, call10[0], j_args10);
+	init_jprobe(&jp, kps_call10[0], j_args10);
 	reset();
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	if (!kp.site->carry.carrier) {
@@ -423,7 +423,7 @@ static void t_jprobe_joins_lone_entry(struct kunit *test)
 static long j_calls_inner(ARGS10)
 {
 	h.hits++;
-	h.inner_result = call_inner(a1);
+	h.inner_result = kps_call_inner(a1);
 	jprobe_return();
 	return 0;
 }
@@ -442,8 +442,8 @@ static void t_jprobe_nested_nmissed(struct kunit *test)
 
 	init_values();
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&outer, call10[which], j_calls_inner);
-		init_jprobe(&inner, call_inner, j_inner);
+		init_jprobe(&outer, kps_call10[which], j_calls_inner);
+		init_jprobe(&inner, kps_call_inner, j_inner);
 		reset();
 		KUNIT_ASSERT_EQ(test, register_jprobe(&outer), 0);
 		KUNIT_EXPECT_EQ(test, register_jprobe(&inner), 0);
@@ -453,7 +453,7 @@ static void t_jprobe_nested_nmissed(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, h.norder, 0);
 		KUNIT_EXPECT_EQ(test, inner.kp.nmissed, 1);
 		/* called outside a handler, the inner one runs */
-		KUNIT_EXPECT_EQ(test, call_inner(5), 16);
+		KUNIT_EXPECT_EQ(test, kps_call_inner(5), 16);
 		KUNIT_EXPECT_EQ(test, h.norder, 1);
 		unregister_jprobe(&inner);
 		unregister_jprobe(&outer);
@@ -471,11 +471,11 @@ static void t_jprobe_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_jprobe(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, register_jprobes(NULL, 1), -EINVAL);
 
-	init_jprobe(&jp, call10[1], NULL);		/* no handler */
+	init_jprobe(&jp, kps_call10[1], NULL);		/* no handler */
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
 
 	/* an instruction boundary, but not an entry */
-	init_jprobe(&jp, (char *)call_load + kps_load_resume_off, j_args10);
+	init_jprobe(&jp, (char *)kps_call_load + kps_load_resume_off, j_args10);
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
 	KUNIT_EXPECT_TRUE(test, !jp.kp.pre_handler);			/* left as it was */
 
@@ -483,12 +483,12 @@ static void t_jprobe_bad_input(struct kunit *test)
 	jp.kp.symbol_name = "kps_no_such_function";
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -ENOENT);
 
-	init_jprobe(&jp, call10[1], j_args10);
+	init_jprobe(&jp, kps_call10[1], j_args10);
 	jp.kp.symbol_name = "kps_args10_nt";		/* and an addr */
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
 
 	/* never registered: unregister and enable leave it alone */
-	init_jprobe(&jp, call10[1], j_args10);
+	init_jprobe(&jp, kps_call10[1], j_args10);
 	unregister_jprobe(&jp);
 	KUNIT_EXPECT_EQ(test, enable_jprobe(&jp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, disable_jprobe(&jp), -EINVAL);
@@ -513,7 +513,7 @@ static void t_jprobe_bad_input(struct kunit *test)
 	unregister_kprobe(&jp.kp);
 
 	/* its kprobe registered as a plain probe: refused, handlers kept */
-	init_jprobe(&jp, call10[1], j_args10);
+	init_jprobe(&jp, kps_call10[1], j_args10);
 	jp.kp.pre_handler = k_second;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&jp.kp), 0);
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
@@ -532,8 +532,8 @@ static void t_jprobe_batch_and_disable(struct kunit *test)
 	struct jprobe a, b, *jps[2] = { &a, &b };
 
 	init_values();
-	init_jprobe(&a, call10[0], j_args10);
-	init_jprobe(&b, call10[1], j_args10);
+	init_jprobe(&a, kps_call10[0], j_args10);
+	init_jprobe(&b, kps_call10[1], j_args10);
 	reset();
 	KUNIT_ASSERT_EQ(test, register_jprobes(jps, 2), 0);
 	KUNIT_EXPECT_EQ(test, c10(0) + c10(1), 2 * want10());
@@ -592,7 +592,7 @@ static void t_jprobe_unregister_while_running(struct kunit *test)
 		kunit_skip(test, "this boot: needs 2 online CPUs");
 	init_values();
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&jp, call10[which], j_slow);
+		init_jprobe(&jp, kps_call10[which], j_slow);
 		atomic_set(&in_handler, 0);
 		atomic_set(&handled, 0);
 		atomic_set(&bad_results, 0);
@@ -633,9 +633,9 @@ static int fh_record(struct kprobe *p, struct pt_regs *regs, int trapnr)
 {
 	h.faults++;
 	h.trapnr = trapnr;
-	if (!fault_fixes || regs->ip != (unsigned long)call_load + kps_load_off)
+	if (!fault_fixes || regs->ip != (unsigned long)kps_call_load + kps_load_off)
 		return 0;
-	regs->ip = (unsigned long)call_load + kps_load_resume_off;
+	regs->ip = (unsigned long)kps_call_load + kps_load_resume_off;
 	regs->ax = -EFAULT;
 	return 1;
 }
@@ -643,7 +643,7 @@ static int fh_record(struct kprobe *p, struct pt_regs *regs, int trapnr)
 static int pre_faults(struct kprobe *p, struct pt_regs *regs)
 {
 	h.hits++;
-	h.load_result = call_load(fault_ptr);
+	h.load_result = kps_call_load(fault_ptr);
 	return 0;
 }
 
@@ -662,7 +662,7 @@ static void fault_case(struct kunit *test, int which, long *ptr, bool fixes,
 	struct kprobe kp;
 
 	init_values();
-	init_probe(&kp, call10[which]);
+	init_probe(&kp, kps_call10[which]);
 	kp.pre_handler = pre;
 	kp.fault_handler = fh_record;
 	fault_ptr = ptr;
@@ -724,7 +724,7 @@ static void t_fault_handler_declines(struct kunit *test)
 static long j_faults(ARGS10)
 {
 	h.hits++;
-	h.load_result = call_load(fault_ptr);
+	h.load_result = kps_call_load(fault_ptr);
 	h.args[0] = a1;
 	jprobe_return();
 	return 0;
@@ -741,7 +741,7 @@ static void t_fault_handler_in_jprobe(struct kunit *test)
 	fault_ptr = (long *)(area + PAGE_SIZE);
 	fault_fixes = true;
 	for (which = 0; which < 2; which++) {
-		init_jprobe(&jp, call10[which], j_faults);
+		init_jprobe(&jp, kps_call10[which], j_faults);
 		jp.kp.fault_handler = fh_record;
 		reset();
 		if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0))

@@ -3,6 +3,13 @@
 # The kprobes samples (samples/kprobes, built with the kernel) load, fire
 # on real kernel work, print what their handlers saw, and unload cleanly.
 . "$(dirname "$0")/lib.sh"
+
+# the samples are the kernel's modules (CONFIG_SAMPLE_KPROBES=m)
+if ! grep -q '/kprobe_example\.ko' "/lib/modules/$(uname -r)/modules.dep" 2> /dev/null; then
+	ktap_print_header
+	ktap_skip_all "the kprobes samples are not installed (CONFIG_SAMPLE_KPROBES=m)"
+	exit "$KSFT_SKIP"
+fi
 plan 15
 
 # kprobe_example: pre/post handlers on kernel_clone (every fork)

@@ -12,6 +12,13 @@ L=/sys/kernel/debug/uprobes/list
 BIN=$KPT_DIR/kpt_utarget
 ULIST=/tmp/uprobes.list
 
+# kpt_utarget is x86-64 code, built there only (Makefile)
+if [ ! -x "$BIN" ]; then
+	ktap_print_header
+	ktap_skip_all "kpt_utarget is x86-64 code, not built for this arch"
+	exit "$KSFT_SKIP"
+fi
+
 # A_lea, A_push, ... : the probe targets' addresses
 eval "$($BIN addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
 off() { printf '0x%x' $(($1 - 0x400000)); }
