@@ -62,6 +62,17 @@ KOBJ    := $(KOBJ)_distro
 FRAGS   += $(if $(DEBUG),,$(REPO)/config/btf.config) $(REPO)/config/distro.config
 endif
 
+# BPF=1: the kernel BPF's own selftests ask for (make test-bpf): BTF and
+# the base tree's tools/testing/selftests/bpf/config, in
+# tree-$(IMPL)/_build_bpf (config/bpf.config says what it adds).
+BPF       ?=
+ifneq ($(BPF),)
+KOBJ    := $(KOBJ)_bpf
+FRAGS   += $(REPO)/config/btf.config \
+	   $(BUILD)/src/linux-source-6.12/tools/testing/selftests/bpf/config \
+	   $(REPO)/config/bpf.config
+endif
+
 # VARIANT=<name>: the same with config/matrix/<name>.config over it, in
 # tree-$(IMPL)/_build_<name> (make configs builds each).
 VARIANT   ?=
@@ -79,6 +90,7 @@ export IMPL SMP MEM QEMU_OPTS TIMEOUT SUITES EXTRA REPO BUILD SRC KSRC KOBJ FRAG
 export CMD DIR
 
 .PHONY: all build deps tree config kernel modules initramfs run shell test kselftest kunit \
+	test-bpf test-bpf-run \
 	test-guest test-harness test-debug test-preempt test-distro test-clients exec bench itrace \
 	arches arm64-test i386-test ppc64le-test configs series series-check \
 	stress clean \
@@ -179,6 +191,16 @@ test-guest: build
 # kselftest's own Makefiles, each test run by its run_kselftest.sh.
 kselftest: build
 	@SUITES=kselftest $(H)/test.sh guest
+
+# BPF's own selftests of kprobes and uprobes (test_progs, bpf_testmod.ko,
+# built with clang-19) on the BPF=1 kernel (harness/bpf.sh).
+test-bpf:
+	@$(MAKE) --no-print-directory BPF=1 build
+	@$(MAKE) --no-print-directory BPF=1 test-bpf-run
+
+test-bpf-run:
+	@MEM=$(if $(filter command line,$(origin MEM)),$(MEM),3G) \
+	 TIMEOUT=$(if $(filter command line,$(origin TIMEOUT)),$(TIMEOUT),3600) $(H)/bpf.sh
 
 # The KUnit suites built in, by the kernel's own runner: kunit.py run
 # --arch=x86_64 under QEMU (TCG), on a kernel of its own (harness/kunit.sh).

@@ -12,7 +12,7 @@ kernel printed a report.
 
 Kernel reports (WARNING:, BUG:, Oops, lockdep, KASAN, panics, RCU stalls)
 fail any run.  In test mode the console's KTAP is parsed: every leaf result
-counts (KUnit's nested suites and our flat module/script suites alike), and
+counts (KUnit's nested suites, a module's or built in, and our scripts'), and
 the last line printed is "N passed, N failed[, N skipped]".  In exec mode
 the command's output is printed and its exit status becomes ours.
 
@@ -252,11 +252,7 @@ def judge_suites(run, res, strict_skips):
         m = SUBTEST.match(t)
         if m and len(m.group(1)) == 4:
             kunit.setdefault(suite, set()).add(m.group(2))
-        m = PLAN.match(t)
-        # a module's KUnit suites have their plans nested, under a
-        # "# Subtest:" line each, and no top-level document
-        if m and (not m.group(1) or (suite in kunit and
-                                     len(m.group(1)) == 4)):
+        if PLAN.match(t) and not t.startswith((' ', '\t')):
             plans[suite] = plans.get(suite, 0) + 1
     for s in run.suites_begun:
         if s not in run.suites_ended:

@@ -14,7 +14,8 @@
 # kunit.py's own summary is in build/logs/kunit-$IMPL.log, the kernel's
 # console in build/kunit-$IMPL/test.log; a kernel report there (WARNING,
 # BUG, lockdep...) fails the run as in make test.  Last line:
-# "N passed, N failed, N skipped".
+# "N passed, N failed, N skipped".  KUNIT_BUILD_ONLY=1: kunit.py build
+# only (.ci/run's background lane), no boot.
 . "$(dirname "$0")/common.sh"
 
 # kunit.py's x86_64 QEMU boots with qboot (qemu_configs/x86_64.py)
@@ -33,6 +34,12 @@ log=$LOGS/kunit-$IMPL.log
 json=$LOGS/kunit-$IMPL.json
 rm -f "$json"
 t0=$(date +%s)
+if [ -n "${KUNIT_BUILD_ONLY:-}" ]; then
+	cd "$KSRC"
+	exec python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
+		--build_dir="$out" --kunitconfig="$cfg" --jobs="$JOBS" \
+		--make_options="CC=$cc" --make_options="HOSTCC=$cc"
+fi
 say "kunit.py run --arch=x86_64 ($IMPL, TCG, 2 CPUs; kernel in ${out#"$REPO"/})"
 set +e
 (cd "$KSRC" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \

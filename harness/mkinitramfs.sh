@@ -103,9 +103,12 @@ fi
 # The KUnit suites of kernel/kprobes_kunit, as modules built out of tree
 # against this IMPL's kernel (stock 6.12's tree has no Kconfig for them):
 # the guest's runner loads each, KUnit runs its suites as it loads.
-# shellcheck disable=SC2046
-k=$(extmod "$REPO/kernel/kprobes_kunit" kprobes_kunit $(kunit_syms "$KOBJ/.config"))
-cp "$k"/*.ko "$root/tests/" 2>/dev/null || true
+syms=$(kunit_syms "$KOBJ/.config")
+if [ -n "$syms" ]; then
+	# shellcheck disable=SC2086
+	k=$(extmod "$REPO/kernel/kprobes_kunit" kprobes_kunit $syms)
+	cp "$k"/*.ko "$root/tests/"
+fi
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$KOBJ/initramfs.cpio"
 say "initramfs: $(ls "$root/tests" | wc -l) module suite(s), $(grep -c . "$root/kselftest/kselftest-list.txt" 2>/dev/null) kselftest(s), $(du -h "$KOBJ/initramfs.cpio" | cut -f1)"

@@ -557,7 +557,7 @@ def not_kbuild(path):
     if path.startswith(('Documentation/Kconfig', 'Documentation/devicetree/')):
         return False
     if path.startswith(KUNIT_DIR + '/'):
-        return path.endswith(('.c', '.h', '.S'))
+        return path.endswith(('.c', '.h', '.S', '/.kunitconfig'))
     return path == 'MAINTAINERS' or path.startswith(('tools/testing/', 'Documentation/'))
 
 
@@ -801,15 +801,16 @@ def check_series():
                   'builds (%s)%s' % (opt, took))
         prev_ok = rc == 0 and not need and not warns
         # the test modules this patch touches, against its kernel
+        # (a failure there is this patch's; the kernel stays good for the
+        # patches after it)
         mods = selftest_dirs(tree, changed) if prev_ok else []
         bad = build_selftests(tree, obj, mods, log) if mods else None
         if bad:
-            prev_ok = False
             detail = '%s failed, see %s' % (bad, os.path.relpath(log, REPO))
         elif mods:
             detail += '; test modules build: ' + ' '.join(
                 m.split('/kprobes/')[-1] or '.' for m in mods)
-        res.case(prev_ok, 'patch_%02d_builds' % s.num, detail)
+        res.case(prev_ok and not bad, 'patch_%02d_builds' % s.num, detail)
         if full:
             if rc or need:
                 prev_boot = False

@@ -5,8 +5,8 @@
 # kernel reports to the suite that was running:
 #   harness: suite NAME begin
 #   harness: suite NAME end rc=N
-# A suite is a module (/tests/NAME.ko: its init runs the cases and prints
-# KTAP, it is removed afterwards), a kselftest of the kprobes target
+# A suite is a module (/tests/NAME.ko: KUnit runs its suites as it loads,
+# printing KTAP; it is removed afterwards), a kselftest of the kprobes target
 # (kprobes:NAME.sh in /kselftest/kselftest-list.txt, run by kselftest's
 # run_kselftest.sh, which nests the test's KTAP under "# "), or a script
 # the host handed over (/mnt/host/NAME.sh).  All output goes through
@@ -36,8 +36,15 @@ for t in "$@"; do
 	klog "harness: suite $name begin"
 	case "$t" in
 	*.ko)
+		# insmod waits, uninterruptibly, for each KUnit case the module
+		# runs, some of them for seconds (slower under lockdep and KASAN):
+		# the hung-task watch (30 s in this config) gives it KUnit's own
+		# per-case timeout, 300 s, meanwhile
+		hung=$(cat /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null)
+		[ -n "$hung" ] && echo 300 > /proc/sys/kernel/hung_task_timeout_secs
 		insmod "$t" 2>&1 | tokmsg
 		rc=$?
+		[ -n "$hung" ] && echo "$hung" > /proc/sys/kernel/hung_task_timeout_secs
 		mod=$(basename "$t" .ko | tr - _)
 		# a test module must leave: one that cannot be removed (a
 		# reference leaked, its exit stuck) fails its suite

@@ -43,10 +43,10 @@ def ksft(body, ok=True):
             '%sok 1 selftests: kprobes: t.sh' % ('' if ok else 'not '))
 
 def kunit_mod(*suites, plan=None):
-    """What KUnit prints as a module loads: each of its @suites (name,
-    results) nested, with its plan, then the suite's own result; no
-    top-level document (that is the built-in run's)."""
-    out = []
+    """What KUnit prints as a module loads (kunit_module_init()): a
+    document with one result per suite of @suites (name, results), each
+    suite nested under it with its plan and its cases' results."""
+    out = ['KTAP version 1', '1..%d' % len(suites)]
     for n, (name, body) in enumerate(suites):
         lines = body.splitlines()
         out += ['    KTAP version 1', '    # Subtest: ' + name,
@@ -119,6 +119,10 @@ CASES = [
      'FAIL   m_a      y'),
     ('a module\'s KUnit suite that stops before its plan fails',
      console(('m', kunit_mod(('m_a', 'ok 1 x'), plan=2), 0)), [], 1,
+     'plan 1..2 but 1 results'),
+    ('a module whose KUnit run stops after its first suite fails',
+     console(('m', kunit_mod(('m_a', 'ok 1 x'), ('m_b', 'ok 1 y')).rsplit(
+         '\n    KTAP version 1', 1)[0], 0)), [], 1,
      'plan 1..2 but 1 results'),
     ('stock kernel: a skip with a reason is a skip',
      console(('s', 'KTAP version 1\n1..2\nok 1 a\n'

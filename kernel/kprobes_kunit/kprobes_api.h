@@ -74,26 +74,6 @@ static const bool upstream __maybe_unused = true;
 #define kpt_asm_ret ((char *)kpt_call_asm + kpt_asm_off_ret)
 #define kpt_target_entry ((unsigned long)kpt_call_target)
 
-/*
- * Ours carries an entry probe in the kernel's text only once the system
- * runs: kprobe_index_prepare() indexes the kernel's cold parts then, and
- * until it has, an entry there is hooked on ftrace.  Built in, KUnit runs
- * these suites before that.  A module's text is carried at any time.
- */
-static inline bool kpt_carriers_now(void)
-{
-	if (upstream || !IS_ENABLED(CONFIG_KPROBE_CARRIERS))
-		return false;
-#ifdef MODULE
-	return true;
-#else
-	return system_state == SYSTEM_RUNNING;
-#endif
-}
-
-#define KPT_CARRIERS_NOT_YET						\
-	"this boot: built in, run before the system runs, when an entry in the kernel's text is hooked, not carried"
-
 #define KPT_NO_FTRACE_SITES \
 	"this boot: no kprobes on ftrace (CONFIG_KPROBES_ON_FTRACE is off)"
 
@@ -144,101 +124,101 @@ int kpt_set_carriers(int on);
  */
 
 /* kprobes_api_basic.c */
-void t_register_by_addr(struct kunit *test);
-void t_register_by_symbol(struct kunit *test);
-void t_register_by_module_symbol(struct kunit *test);
-void t_pre_handler_changes_ip(struct kunit *test);
-void t_reentry_ftrace_counts_nmissed(struct kunit *test);
-void t_fault_handler_where_served(struct kunit *test);
+void kpt_register_by_addr(struct kunit *test);
+void kpt_register_by_symbol(struct kunit *test);
+void kpt_register_by_module_symbol(struct kunit *test);
+void kpt_pre_handler_changes_ip(struct kunit *test);
+void kpt_reentry_ftrace_counts_nmissed(struct kunit *test);
+void kpt_fault_handler_where_served(struct kunit *test);
 #ifdef CONFIG_X86
-void t_symbol_offset_single_step(struct kunit *test);
-void t_step_post_context(struct kunit *test);
-void t_reentry_counts_nmissed(struct kunit *test);
-void t_disable_enable(struct kunit *test);
-void t_batch_register(struct kunit *test);
-void t_batch_rollback(struct kunit *test);
-void t_batch_null_entry(struct kunit *test);
-void t_double_register(struct kunit *test);
+void kpt_symbol_offset_single_step(struct kunit *test);
+void kpt_step_post_context(struct kunit *test);
+void kpt_reentry_counts_nmissed(struct kunit *test);
+void kpt_disable_enable(struct kunit *test);
+void kpt_batch_register(struct kunit *test);
+void kpt_batch_rollback(struct kunit *test);
+void kpt_batch_null_entry(struct kunit *test);
+void kpt_double_register(struct kunit *test);
 #endif
 
 /* kprobes_api_kretprobes.c */
-void t_kretprobe_return_value(struct kunit *test);
-void t_kretprobe_disable_enable(struct kunit *test);
-void t_kretprobe_nmissed_recursion(struct kunit *test);
-void t_kretprobe_spare_bound(struct kunit *test);
-void t_kretprobe_hot_instance_reachable(struct kunit *test);
-void t_kretprobe_sleeping_function(struct kunit *test);
-void t_kretprobe_absurd_maxactive(struct kunit *test);
-void t_kretprobe_unregister_while_live(struct kunit *test);
+void kpt_kretprobe_return_value(struct kunit *test);
+void kpt_kretprobe_disable_enable(struct kunit *test);
+void kpt_kretprobe_nmissed_recursion(struct kunit *test);
+void kpt_kretprobe_spare_bound(struct kunit *test);
+void kpt_kretprobe_hot_instance_reachable(struct kunit *test);
+void kpt_kretprobe_sleeping_function(struct kunit *test);
+void kpt_kretprobe_absurd_maxactive(struct kunit *test);
+void kpt_kretprobe_unregister_while_live(struct kunit *test);
 #ifdef CONFIG_X86
-void t_kretprobe_bad_input(struct kunit *test);
-void t_kretprobe_frame_published(struct kunit *test);
+void kpt_kretprobe_bad_input(struct kunit *test);
+void kpt_kretprobe_frame_published(struct kunit *test);
 #endif
 
 #ifdef CONFIG_X86
 /* kprobes_api_aggregate.c */
-void t_site_probes_change(struct kunit *test);
-void t_aggregate_probes(struct kunit *test);
-void t_aggregate_order_and_post(struct kunit *test);
-void t_post_joins_hit_in_flight(struct kunit *test);
+void kpt_site_probes_change(struct kunit *test);
+void kpt_aggregate_probes(struct kunit *test);
+void kpt_aggregate_order_and_post(struct kunit *test);
+void kpt_post_joins_hit_in_flight(struct kunit *test);
 
 /* kprobes_api_ftrace.c */
-void t_ftrace_ops_switch(struct kunit *test);
-void t_ftrace_leave_and_return(struct kunit *test);
-void t_ftrace_divert(struct kunit *test);
-void t_ftrace_divert_body(struct kunit *test);
+void kpt_ftrace_ops_switch(struct kunit *test);
+void kpt_ftrace_leave_and_return(struct kunit *test);
+void kpt_ftrace_divert(struct kunit *test);
+void kpt_ftrace_divert_body(struct kunit *test);
 #ifdef CONFIG_FUNCTION_TRACER
-void t_entry_cold_part(struct kunit *test);
-void t_entry_static_branch(struct kunit *test);
+void kpt_entry_cold_part(struct kunit *test);
+void kpt_entry_static_branch(struct kunit *test);
 #else
-void t_no_fentry(struct kunit *test);
-#define t_entry_cold_part	t_no_fentry
-#define t_entry_static_branch	t_no_fentry
+void kpt_no_fentry(struct kunit *test);
+#define kpt_entry_cold_part	kpt_no_fentry
+#define kpt_entry_static_branch	kpt_no_fentry
 #endif
 
 /* kprobes_api_carriers.c: where there are none, each case says why */
 #if defined(KPROBES_ANEW) && defined(CONFIG_KPROBE_CARRIERS)
-void t_carrier_entry(struct kunit *test);
-void t_carrier_move_exact(struct kunit *test);
-void t_carrier_background_move(struct kunit *test);
-void t_carrier_move_reader_window(struct kunit *test);
-void t_carrier_divert_during_move(struct kunit *test);
-void t_carrier_move_unlocked(struct kunit *test);
-void t_carrier_settle_generations(struct kunit *test);
-void t_carrier_sysctl_off(struct kunit *test);
-void t_carrier_region_probe(struct kunit *test);
+void kpt_carrier_entry(struct kunit *test);
+void kpt_carrier_move_exact(struct kunit *test);
+void kpt_carrier_background_move(struct kunit *test);
+void kpt_carrier_move_reader_window(struct kunit *test);
+void kpt_carrier_divert_during_move(struct kunit *test);
+void kpt_carrier_move_unlocked(struct kunit *test);
+void kpt_carrier_settle_generations(struct kunit *test);
+void kpt_carrier_sysctl_off(struct kunit *test);
+void kpt_carrier_region_probe(struct kunit *test);
 #else
-void t_carrier_none(struct kunit *test);
-#define t_carrier_entry			t_carrier_none
-#define t_carrier_move_exact		t_carrier_none
-#define t_carrier_background_move	t_carrier_none
-#define t_carrier_move_reader_window	t_carrier_none
-#define t_carrier_divert_during_move	t_carrier_none
-#define t_carrier_move_unlocked		t_carrier_none
-#define t_carrier_settle_generations	t_carrier_none
-#define t_carrier_sysctl_off		t_carrier_none
-#define t_carrier_region_probe		t_carrier_none
+void kpt_carrier_none(struct kunit *test);
+#define kpt_carrier_entry			kpt_carrier_none
+#define kpt_carrier_move_exact		kpt_carrier_none
+#define kpt_carrier_background_move	kpt_carrier_none
+#define kpt_carrier_move_reader_window	kpt_carrier_none
+#define kpt_carrier_divert_during_move	kpt_carrier_none
+#define kpt_carrier_move_unlocked		kpt_carrier_none
+#define kpt_carrier_settle_generations	kpt_carrier_none
+#define kpt_carrier_sysctl_off		kpt_carrier_none
+#define kpt_carrier_region_probe		kpt_carrier_none
 #endif
 
 /* kprobes_api_text.c */
-void t_bad_input(struct kunit *test);
-void t_bad_input_patched_sites(struct kunit *test);
-void t_core_patched_sites(struct kunit *test);
-void t_alternatives_lock_prefix(struct kunit *test);
+void kpt_bad_input(struct kunit *test);
+void kpt_bad_input_patched_sites(struct kunit *test);
+void kpt_core_patched_sites(struct kunit *test);
+void kpt_alternatives_lock_prefix(struct kunit *test);
 
 /* kprobes_api_insn.c */
-void t_emulated_instructions(struct kunit *test);
-void t_emulated_indirect_call_mem(struct kunit *test);
-void t_emulated_transfers(struct kunit *test);
-void t_fault_in_single_step(struct kunit *test);
-void t_boost_and_single_step_agree(struct kunit *test);
-void t_gp_in_single_step(struct kunit *test);
-void t_fault_in_handler(struct kunit *test);
+void kpt_emulated_instructions(struct kunit *test);
+void kpt_emulated_indirect_call_mem(struct kunit *test);
+void kpt_emulated_transfers(struct kunit *test);
+void kpt_fault_in_single_step(struct kunit *test);
+void kpt_boost_and_single_step_agree(struct kunit *test);
+void kpt_gp_in_single_step(struct kunit *test);
+void kpt_fault_in_handler(struct kunit *test);
 
 /* kprobes_api_smp.c */
-void t_concurrent_hits_while_registering(struct kunit *test);
-void t_batch_unregister_optimized(struct kunit *test);
-void t_post_joins_pre_only_walk(struct kunit *test);
+void kpt_concurrent_hits_while_registering(struct kunit *test);
+void kpt_batch_unregister_optimized(struct kunit *test);
+void kpt_post_joins_pre_only_walk(struct kunit *test);
 #endif /* CONFIG_X86 */
 
 #endif /* KPROBES_API_H */

@@ -35,7 +35,7 @@ static int pre_order3(struct kprobe *p, struct pt_regs *r)
 	return 0;
 }
 
-void t_aggregate_probes(struct kunit *test)
+void kpt_aggregate_probes(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	kprobe_pre_handler_t pre[3] = { pre_order1, pre_order2, pre_order3 };
@@ -150,10 +150,10 @@ static void solo_changes(struct kunit *test, void *addr, long (*call)(void),
 
 /*
  * On upstream the post_handler step is left out: a post_handler joining
- * a boosted address does not run at once there (t_aggregate_order_and_post()),
- * and one leaving an ftrace site WARNs then faults (t_ftrace_ops_switch()).
+ * a boosted address does not run at once there (kpt_aggregate_order_and_post()),
+ * and one leaving an ftrace site WARNs then faults (kpt_ftrace_ops_switch()).
  */
-void t_site_probes_change(struct kunit *test)
+void kpt_site_probes_change(struct kunit *test)
 {
 	solo_changes(test, kpt_asm_add, solo_call_asm, KPT_ASM_BASE + 2,
 		     !upstream);
@@ -168,7 +168,7 @@ void t_site_probes_change(struct kunit *test)
  * register_kprobe() returns (the address falls back from the jump or
  * boosted path to single-stepping before register returns).
  */
-void t_aggregate_order_and_post(struct kunit *test)
+void kpt_aggregate_order_and_post(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	kprobe_pre_handler_t pre[3] = { pre_order1, pre_order2, pre_order3 };
@@ -203,7 +203,7 @@ void t_aggregate_order_and_post(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_call_asm(2), KPT_ASM_BASE + 2);
 	for (i = 2; i >= 0; i--)
 		unregister_kprobe(&kp[i]);
-	if (upstream) {
+	if (upstream && !kpt_failed(test)) {
 		kunit_skip(test, "upstream differs: order %d,%d,%d, post_handler ran %d time(s)",
 			   kpt_h.order[0], kpt_h.order[1], kpt_h.order[2], kpt_h.post);
 	}
@@ -278,7 +278,7 @@ static int inflight_fn(void *unused)
 /* 1: the case ends here (its failure or skip reported), 0: it goes on */
 static int post_in_flight(struct kunit *test, int cpu);
 
-void t_post_joins_hit_in_flight(struct kunit *test)
+void kpt_post_joins_hit_in_flight(struct kunit *test)
 {
 	int cpu, ret = 0, i;
 
@@ -302,14 +302,15 @@ void t_post_joins_hit_in_flight(struct kunit *test)
 	migrate_enable();
 	if (ret)
 		return;
-	if (upstream && (inflight_timed_out || atomic_read(&inflight_post) < 3)) {
+	if (upstream && !kpt_failed(test) &&
+	    (inflight_timed_out || atomic_read(&inflight_post) < 3)) {
 		kunit_skip(test,
 			   "upstream differs: post_handler ran for %d of the 3 calls after register_kprobe()%s",
 			   atomic_read(&inflight_post),
 			   inflight_timed_out ? ", which waited for the hit" : "");
 	}
-	KUNIT_EXPECT_TRUE(test, !inflight_timed_out);
-	KUNIT_EXPECT_TRUE(test, atomic_read(&inflight_post) >= 3);
+	KUNIT_EXPECT_FALSE(test, inflight_timed_out);
+	KUNIT_EXPECT_GE(test, atomic_read(&inflight_post), 3);
 }
 
 static int post_in_flight(struct kunit *test, int cpu)
@@ -381,7 +382,7 @@ static int post_in_flight(struct kunit *test, int cpu)
 		   atomic_read(&inflight_post), atomic_read(&inflight_post_bad),
 		   inflight_timed_out ? "5 s (timed out)" : "for the registration");
 	KUNIT_EXPECT_EQ(test, atomic_read(&inflight_post_bad), 0);
-	ret = 0;
+	ret = kpt_failed(test);	/* no second try after a failure */
 out:
 	unregister_kprobe(&kp[1]);
 	unregister_kprobe(&kp[0]);

@@ -14,7 +14,7 @@
 
 #include "kprobes_api.h"
 
-void t_register_by_addr(struct kunit *test)
+void kpt_register_by_addr(struct kunit *test)
 {
 	struct kprobe kp;
 	int ret;
@@ -33,12 +33,12 @@ void t_register_by_addr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_h.pre_si, 4);
 	/* x86 convention: ip as if the int3 at addr had just executed */
 	KUNIT_EXPECT_EQ(test, kpt_h.pre_ip, (unsigned long)kp.addr + KPT_TRAP_IP_OFF);
-	KUNIT_EXPECT_TRUE(test, !kpt_h.pre_preemptible);
+	KUNIT_EXPECT_FALSE(test, kpt_h.pre_preemptible);
 	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);	/* gone after unregister */
 }
 
-void t_register_by_symbol(struct kunit *test)
+void kpt_register_by_symbol(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -53,7 +53,7 @@ void t_register_by_symbol(struct kunit *test)
 }
 
 /* "MOD:sym" names the module */
-void t_register_by_module_symbol(struct kunit *test)
+void kpt_register_by_module_symbol(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -69,7 +69,7 @@ void t_register_by_module_symbol(struct kunit *test)
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-void t_symbol_offset_single_step(struct kunit *test)
+void kpt_symbol_offset_single_step(struct kunit *test)
 {
 	struct kprobe kp;
 	long off = kpt_asm_off_add;
@@ -87,7 +87,7 @@ void t_symbol_offset_single_step(struct kunit *test)
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
-	KUNIT_EXPECT_TRUE(test, kpt_h.pre_seq < kpt_h.post_seq);
+	KUNIT_EXPECT_LT(test, kpt_h.pre_seq, kpt_h.post_seq);
 	/* before the add: rax holds the constant; after it, the sum */
 	KUNIT_EXPECT_EQ(test, kpt_h.pre_ax, KPT_ASM_BASE);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre_x, 5);
@@ -134,12 +134,12 @@ static void step_ctx_post(struct kprobe *p, struct pt_regs *regs,
 		sprint_symbol(sym, trace[i]);
 		if (str_has_prefix(sym, "kpt_asm+"))
 			sc.in_func = true;
-		if (str_has_prefix(sym, "t_step_post_context+"))
+		if (str_has_prefix(sym, "kpt_step_post_context+"))
 			sc.in_caller = true;
 	}
 }
 
-noinline void t_step_post_context(struct kunit *test)
+noinline void kpt_step_post_context(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -182,7 +182,7 @@ static int pre_redirect(struct kprobe *p, struct pt_regs *regs)
 	return 1;	/* ip changed: do not run the probed instruction */
 }
 
-void t_pre_handler_changes_ip(struct kunit *test)
+void kpt_pre_handler_changes_ip(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -261,7 +261,7 @@ static long reenter_entry_nested(void)
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-void t_reentry_counts_nmissed(struct kunit *test)
+void kpt_reentry_counts_nmissed(struct kunit *test)
 {
 	reentry_case(test, kpt_asm_add, false, reenter_asm_outer,
 		     KPT_ASM_BASE + 1, reenter_asm_nested,
@@ -276,7 +276,7 @@ void t_reentry_counts_nmissed(struct kunit *test)
  * from running the handler again, and they count it.  (Upstream's guard
  * lets one nested level through, and its frames count it the same.)
  */
-void t_reentry_ftrace_counts_nmissed(struct kunit *test)
+void kpt_reentry_ftrace_counts_nmissed(struct kunit *test)
 {
 	/*
 	 * through ftrace where the arch has kprobes on it and a function's
@@ -303,7 +303,7 @@ static int fault_declined(struct kprobe *p, struct pt_regs *regs, int trapnr)
  * never would, so the probe is refused, with -EOPNOTSUPP, and nothing is
  * left registered.
  */
-void t_fault_handler_where_served(struct kunit *test)
+void kpt_fault_handler_where_served(struct kunit *test)
 {
 #ifdef KPROBES_ANEW
 	struct kprobe kp;
@@ -317,7 +317,7 @@ void t_fault_handler_where_served(struct kunit *test)
 	ret = register_kprobe(&kp);
 	if (IS_ENABLED(CONFIG_KPROBES_CLASSIC)) {
 		KUNIT_EXPECT_EQ(test, ret, -EOPNOTSUPP);
-		KUNIT_EXPECT_TRUE(test, !kpt_registered(&kp));
+		KUNIT_EXPECT_FALSE(test, kpt_registered(&kp));
 		KUNIT_EXPECT_EQ(test, kpt_call_target(1, 2), 33);
 		KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	} else if (KPT_CHECK_EQ(test, ret, 0)) {
@@ -331,7 +331,7 @@ void t_fault_handler_where_served(struct kunit *test)
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-void t_disable_enable(struct kunit *test)
+void kpt_disable_enable(struct kunit *test)
 {
 	struct kprobe kp;
 
@@ -345,7 +345,7 @@ void t_disable_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_call_asm(1), KPT_ASM_BASE + 1);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
-	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&kp));
 	KUNIT_EXPECT_EQ(test, kpt_call_asm(1), KPT_ASM_BASE + 1);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 1);
 	unregister_kprobe(&kp);
@@ -369,7 +369,7 @@ void t_disable_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), -EINVAL);
 }
 
-void t_batch_register(struct kunit *test)
+void kpt_batch_register(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	struct kprobe *kps[3];
@@ -396,7 +396,7 @@ void t_batch_register(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
 }
 
-void t_batch_rollback(struct kunit *test)
+void kpt_batch_rollback(struct kunit *test)
 {
 	static struct kprobe kp[3];
 	struct kprobe *kps[3];
@@ -431,7 +431,7 @@ void t_batch_rollback(struct kunit *test)
  * A NULL entry in the array is bad input: -EINVAL, and the entries before
  * it are rolled back, as for any error.
  */
-void t_batch_null_entry(struct kunit *test)
+void kpt_batch_null_entry(struct kunit *test)
 {
 	struct kprobe kp;
 	struct kprobe *kps[2] = { &kp, NULL };
@@ -442,7 +442,7 @@ void t_batch_null_entry(struct kunit *test)
 	kp.addr = (kprobe_opcode_t *)kpt_asm_add;
 	kp.pre_handler = kpt_pre_record;
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EINVAL);
-	KUNIT_EXPECT_TRUE(test, !kpt_registered(&kp));
+	KUNIT_EXPECT_FALSE(test, kpt_registered(&kp));
 	kpt_reset();
 	kpt_call_asm(1);
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 0);
@@ -455,7 +455,7 @@ void t_batch_null_entry(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
-void t_double_register(struct kunit *test)
+void kpt_double_register(struct kunit *test)
 {
 	struct kprobe kp;
 

@@ -31,7 +31,7 @@
  * at the carrier's own address moves the entry onto ftrace first, and
  * both fire once per call; the bytes are the original ones at the end.
  */
-void t_carrier_entry(struct kunit *test)
+void kpt_carrier_entry(struct kunit *test)
 {
 	struct kprobe kp1, kp2, kp3;
 	int want = 3 * 31 + 4, i;
@@ -78,7 +78,7 @@ void t_carrier_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_h.pre, 2);
 	KUNIT_EXPECT_EQ(test, kpt_h.post, 1);
 	KUNIT_EXPECT_EQ(test, kpt_h.post_ip, (unsigned long)next);
-	KUNIT_EXPECT_TRUE(test, kpt_h.pre_seq < kpt_h.post_seq);
+	KUNIT_EXPECT_LT(test, kpt_h.pre_seq, kpt_h.post_seq);
 	unregister_kprobe(&kp2);
 
 	kpt_init_probe(&kp3);
@@ -144,7 +144,7 @@ static int register_kp3_fn(void *unused)
 	return 0;
 }
 
-void t_carrier_move_unlocked(struct kunit *test)
+void kpt_carrier_move_unlocked(struct kunit *test)
 {
 	struct task_struct *busy, *reg;
 	struct kprobe kp1, kp4;
@@ -194,7 +194,7 @@ void t_carrier_move_unlocked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp4), 0);
 	unregister_kprobe(&kp4);
 	/* done while the busy thread still held the move's wait off */
-	KUNIT_EXPECT_TRUE(test, !READ_ONCE(busy_done));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(busy_done));
 	wait_for_completion(&kp3_registered);
 	kthread_stop(reg);
 	KUNIT_EXPECT_EQ(test, mover_kp3_ret, 0);
@@ -286,7 +286,7 @@ static u8 *entry_next(unsigned long fn)
 
 static int (*call_alt)(int, int) = kpt_alt;
 
-void t_carrier_settle_generations(struct kunit *test)
+void kpt_carrier_settle_generations(struct kunit *test)
 {
 	u8 *xnext = entry_next(kpt_target_entry);
 	u8 *ynext = entry_next((unsigned long)READ_ONCE(call_alt));
@@ -298,7 +298,7 @@ void t_carrier_settle_generations(struct kunit *test)
 
 	if (!kpt_carriers_now())
 		kunit_skip(test, KPT_CARRIERS_NOT_YET);
-	migrate_disable();	/* see t_carrier_move_unlocked() */
+	migrate_disable();	/* see kpt_carrier_move_unlocked() */
 	me = smp_processor_id();
 	cpu = cpumask_any_but(cpu_online_mask, me);
 	if (cpu >= nr_cpu_ids) {
@@ -354,7 +354,7 @@ void t_carrier_settle_generations(struct kunit *test)
 	WRITE_ONCE(gen_switch, true);	/* ends A's wait, not B's */
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&a.done, 4 * HZ));
 	KUNIT_EXPECT_EQ(test, a.ret, 0);
-	KUNIT_EXPECT_TRUE(test, !READ_ONCE(ky.site->carry.carrier));	/* A's own: gone */
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(ky.site->carry.carrier));	/* A's own: gone */
 	/* B still waits: kpt_target() must still be carried */
 	KUNIT_EXPECT_EQ(test, b.ret, -EINPROGRESS);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(kx.site->carry.carrier));
@@ -363,7 +363,7 @@ void t_carrier_settle_generations(struct kunit *test)
 	WRITE_ONCE(gen_stop, true);	/* B's wait ends */
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&b.done, 4 * HZ));
 	KUNIT_EXPECT_EQ(test, b.ret, 0);
-	KUNIT_EXPECT_TRUE(test, !READ_ONCE(kx.site->carry.carrier));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(kx.site->carry.carrier));
 	kpt_reset();
 	KUNIT_EXPECT_EQ(test, kpt_call_target(3, 4), 3 * 31 + 4);
 	KUNIT_EXPECT_EQ(test, call_alt(3, 4), 3004);
@@ -400,7 +400,7 @@ out0:
  * from then on, and moves the carriers there are onto their hooks: the
  * bytes after the nop come back, and every call is still seen.
  */
-void t_carrier_sysctl_off(struct kunit *test)
+void kpt_carrier_sysctl_off(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
 		   (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
@@ -434,7 +434,7 @@ void t_carrier_sysctl_off(struct kunit *test)
  * the background, as one that never got a jump does: both probes see
  * every call, and the bytes after the nop are the original ones again.
  */
-void t_carrier_region_probe(struct kunit *test)
+void kpt_carrier_region_probe(struct kunit *test)
 {
 	u8 *next = (u8 *)kpt_target_entry +
 		   (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0) + MCOUNT_INSN_SIZE;
@@ -467,7 +467,7 @@ void t_carrier_region_probe(struct kunit *test)
 		unregister_kprobe(&kp);
 		return;
 	}
-	KUNIT_EXPECT_TRUE(test, !kprobe_optimized(&kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 	for (i = 0; i < 500 && READ_ONCE(*next) != orig; i++)
 		msleep(20);
 	kunit_info(test, "on the hook after about %d ms\n", i * 20);
@@ -489,7 +489,7 @@ void t_carrier_region_probe(struct kunit *test)
 #define KPT_NO_ARCH_CARRIERS \
 	"this boot: no carriers (CONFIG_KPROBE_CARRIERS: not on this arch)"
 
-void t_carrier_none(struct kunit *test)
+void kpt_carrier_none(struct kunit *test)
 {
 	if (upstream)
 		kunit_skip(test, KPT_NO_CARRIERS);

@@ -176,12 +176,12 @@ static void carriers_off(struct kunit *test, void (*fn)(struct kunit *test))
 	KUNIT_EXPECT_EQ(test, kpt_set_carriers(1), 0);
 }
 
-void t_ftrace_leave_and_return(struct kunit *test)
+void kpt_ftrace_leave_and_return(struct kunit *test)
 {
 	carriers_off(test, ftrace_leave_and_return);
 }
 
-void t_ftrace_ops_switch(struct kunit *test)
+void kpt_ftrace_ops_switch(struct kunit *test)
 {
 	carriers_off(test, ftrace_ops_switch);
 }
@@ -282,7 +282,7 @@ static int divert_calls(int n, int kind)
 #define KPT_X86_32_DIVERT \
 	"32-bit x86's ftrace keeps the original beside a kprobe (stock too)"
 
-void t_ftrace_divert(struct kunit *test)
+void kpt_ftrace_divert(struct kunit *test)
 {
 	unsigned long fentry = kpt_target_entry +
 			       (kpt_has_endbr((void *)kpt_target_entry) ? 4 : 0);
@@ -409,7 +409,7 @@ out:
  * move onto the hook finishes in the background), and its call of the
  * body reaches the carrier after the hook ran the probe.
  */
-void t_ftrace_divert_body(struct kunit *test)
+void kpt_ftrace_divert_body(struct kunit *test)
 {
 #if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
 	int (*fn)(int, int) = kpt_body_target;
@@ -476,7 +476,7 @@ void t_ftrace_divert_body(struct kunit *test)
 out_probe:
 		unregister_kprobe(&kp);
 		KUNIT_EXPECT_EQ(test, kp.nmissed, 0);
-		if (stop)
+		if (stop || kpt_failed(test))
 			break;
 	}
 #else
@@ -484,12 +484,12 @@ out_probe:
 #endif
 }
 #elif defined(CONFIG_X86)
-void t_ftrace_divert(struct kunit *test)
+void kpt_ftrace_divert(struct kunit *test)
 {
 	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }
 
-void t_ftrace_divert_body(struct kunit *test)
+void kpt_ftrace_divert_body(struct kunit *test)
 {
 	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }
@@ -547,17 +547,17 @@ static void afar_case(struct kunit *test, int (*fn)(int, int),
 	KUNIT_EXPECT_EQ(test, *next, orig);
 }
 
-void t_entry_cold_part(struct kunit *test)
+void kpt_entry_cold_part(struct kunit *test)
 {
 	afar_case(test, kpt_cold_target, kpt_cold_part);
 }
 
-void t_entry_static_branch(struct kunit *test)
+void kpt_entry_static_branch(struct kunit *test)
 {
 	afar_case(test, kpt_jl_target, NULL);
 }
 #elif defined(CONFIG_X86)
-void t_no_fentry(struct kunit *test)
+void kpt_no_fentry(struct kunit *test)
 {
 	kunit_skip(test, KPT_NO_FTRACE_SITES);
 }

@@ -68,7 +68,7 @@ static void fault_in_copy(struct kunit *test, bool post)
  * post_handler too (such an instruction is never boosted: the fixup is
  * known only for the original address).
  */
-void t_fault_in_single_step(struct kunit *test)
+void kpt_fault_in_single_step(struct kunit *test)
 {
 	fault_in_copy(test, true);
 	fault_in_copy(test, false);
@@ -96,12 +96,12 @@ static void agree_post_kr(struct kprobe *p, struct pt_regs *regs,
 	kpt_post_record(p, regs, flags);
 }
 
-void t_boost_and_single_step_agree(struct kunit *test)
+void kpt_boost_and_single_step_agree(struct kunit *test)
 {
 	long (*call_riprel)(long) = kpt_asm_riprel;
 	unsigned long ax[2], di[2];
 	struct kprobe kp, kr;
-	int post;
+	int post, ret;
 
 	OPTIMIZER_HIDE_VAR(call_riprel);	/* a real call to it */
 	for (post = 0; post < 2; post++) {
@@ -114,9 +114,11 @@ void t_boost_and_single_step_agree(struct kunit *test)
 		kr.pre_handler = kpt_pre_record;
 		kr.post_handler = post ? agree_post_kr : NULL;
 		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-		if (register_kprobe(&kr)) {
+		ret = register_kprobe(&kr);
+		if (ret) {
 			unregister_kprobe(&kp);
-			KUNIT_ASSERT_TRUE(test, 0);
+			KUNIT_FAIL(test, "register_kprobe() at %pS: %d", kr.addr, ret);
+			return;
 		}
 		kpt_reset();
 		agree_post[0] = 0;
@@ -148,7 +150,7 @@ void t_boost_and_single_step_agree(struct kunit *test)
  * exception fixups before asking kprobes, so we apply the original
  * instruction's fixup ourselves.  Upstream does not (it would die here).
  */
-void t_gp_in_single_step(struct kunit *test)
+void kpt_gp_in_single_step(struct kunit *test)
 {
 #ifdef CONFIG_X86_64
 	long *noncanon = (long *)0x8000000000000000UL;
@@ -211,7 +213,7 @@ static int branch_case(struct kunit *test, int which, long x,
 	return 0;
 }
 
-void t_emulated_instructions(struct kunit *test)
+void kpt_emulated_instructions(struct kunit *test)
 {
 	char *base = (char *)kpt_call_branch;
 	unsigned long helper = (unsigned long)kpt_helper_fn;
@@ -268,7 +270,7 @@ static void post_xfer(struct kprobe *p, struct pt_regs *regs,
  * post_handler; upstream single-steps them): the post_handler sees
  * exactly what the instruction did, and the function's result holds.
  */
-void t_emulated_transfers(struct kunit *test)
+void kpt_emulated_transfers(struct kunit *test)
 {
 	long (*call_xfer)(long) = kpt_asm_xfer;
 	const long x = KPT_XFER_X;
@@ -311,7 +313,7 @@ void t_emulated_transfers(struct kunit *test)
 	}
 }
 
-void t_emulated_indirect_call_mem(struct kunit *test)
+void kpt_emulated_indirect_call_mem(struct kunit *test)
 {
 	int ret = branch_case(test, B_ICM, 5, (unsigned long)kpt_helper_fn);
 
@@ -333,7 +335,7 @@ static int pre_nofault(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-void t_fault_in_handler(struct kunit *test)
+void kpt_fault_in_handler(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 	struct kprobe kp;

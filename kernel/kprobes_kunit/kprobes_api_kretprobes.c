@@ -80,7 +80,7 @@ static int ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-void t_kretprobe_return_value(struct kunit *test)
+void kpt_kretprobe_return_value(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)kpt_target,
@@ -100,7 +100,7 @@ void t_kretprobe_return_value(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rh.returns, 10);
 	KUNIT_EXPECT_EQ(test, rh.last_ret, 9 * 31 + 2);
 	KUNIT_EXPECT_EQ(test, rh.bad_data, 0);
-	KUNIT_EXPECT_TRUE(test, !rh.preemptible);
+	KUNIT_EXPECT_FALSE(test, rh.preemptible);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 
@@ -108,7 +108,7 @@ void t_kretprobe_return_value(struct kunit *test)
  * disable_kretprobe()/enable_kretprobe(): a disabled kretprobe takes no
  * instances; one registered disabled (KPROBE_FLAG_DISABLED) starts so.
  */
-void t_kretprobe_disable_enable(struct kunit *test)
+void kpt_kretprobe_disable_enable(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)kpt_target,
@@ -156,7 +156,7 @@ static int register_recurse_rp(struct kretprobe *rp)
  * instances (kernel/kprobes_kretprobes.c), so 4 nested activations with
  * maxactive 1 all return through the handler.
  */
-void t_kretprobe_nmissed_recursion(struct kunit *test)
+void kpt_kretprobe_nmissed_recursion(struct kunit *test)
 {
 	struct kretprobe rp;
 
@@ -180,18 +180,20 @@ void t_kretprobe_nmissed_recursion(struct kunit *test)
  * activations, maxactive 1, 5 served and 3 missed.  With interrupts on,
  * 100 activations stop at the bound: maxactive 1 + 32 spares.
  */
-void t_kretprobe_spare_bound(struct kunit *test)
+void kpt_kretprobe_spare_bound(struct kunit *test)
 {
 	struct kretprobe rp;
 	unsigned long flags;
-	int missed;
+	int missed, ret;
 
 	if (!KPT_SPARES)
 		kunit_skip(test, "no spare instances: see kretprobe_nmissed_recursion");
 	KUNIT_ASSERT_EQ(test, register_recurse_rp(&rp), 0);
 	local_irq_save(flags);
-	KUNIT_EXPECT_EQ(test, kpt_call_recurse(7), 7);
+	ret = kpt_call_recurse(7);
 	local_irq_restore(flags);
+	/* checked with interrupts on: a failure's report allocates */
+	KUNIT_EXPECT_EQ(test, ret, 7);
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, rh.returns, 5);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
@@ -226,7 +228,7 @@ static long recurse_irqs_off(void *arg)
  * kretprobe_spare_bound (the reserved one and the first spare pool's 4:
  * 5 returns, 3 missed), not 4 and 4.
  */
-void t_kretprobe_hot_instance_reachable(struct kunit *test)
+void kpt_kretprobe_hot_instance_reachable(struct kunit *test)
 {
 	int first = cpumask_first(cpu_online_mask);
 	int second = cpumask_next(first, cpu_online_mask);
@@ -244,7 +246,7 @@ void t_kretprobe_hot_instance_reachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 }
 
-void t_kretprobe_sleeping_function(struct kunit *test)
+void kpt_kretprobe_sleeping_function(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_sleeper",
@@ -254,7 +256,7 @@ void t_kretprobe_sleeping_function(struct kunit *test)
 
 	memset(&rh, 0, sizeof(rh));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_TRUE(test, rp.maxactive > 0);	/* the default was applied */
+	KUNIT_EXPECT_GT(test, rp.maxactive, 0);	/* the default was applied */
 	KUNIT_EXPECT_EQ(test, kpt_call_sleeper(2), 9);
 	KUNIT_EXPECT_EQ(test, kpt_call_sleeper(1), 8);
 	unregister_kretprobe(&rp);
@@ -263,7 +265,7 @@ void t_kretprobe_sleeping_function(struct kunit *test)
 }
 
 #ifdef CONFIG_X86	/* kprobes_api_targets.S: x86 code */
-void t_kretprobe_bad_input(struct kunit *test)
+void kpt_kretprobe_bad_input(struct kunit *test)
 {
 	struct kretprobe rp = { .handler = ret_handler };
 	struct kretprobe *rps[2] = { &rp, NULL };
@@ -326,7 +328,7 @@ static int blocker_fn(void *unused)
 	return 0;
 }
 
-void t_kretprobe_unregister_while_live(struct kunit *test)
+void kpt_kretprobe_unregister_while_live(struct kunit *test)
 {
 	static struct kretprobe rp;
 	struct task_struct *t;
@@ -363,7 +365,7 @@ void t_kretprobe_unregister_while_live(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rh.returns, 0);	/* unregistered: no handler */
 }
 
-void t_kretprobe_absurd_maxactive(struct kunit *test)
+void kpt_kretprobe_absurd_maxactive(struct kunit *test)
 {
 	struct kretprobe rp = {
 		.kp.symbol_name = "kpt_sleeper",
@@ -397,7 +399,7 @@ void t_kretprobe_absurd_maxactive(struct kunit *test)
  * own address and -1 (no syscall), rather than reserving the three words
  * for its C side to fill after looking up the instance.
  */
-void t_kretprobe_frame_published(struct kunit *test)
+void kpt_kretprobe_frame_published(struct kunit *test)
 {
 	u8 want[2 + 5 + 2] = {
 		0x6a, __KERNEL_CS,	/* push $__KERNEL_CS */

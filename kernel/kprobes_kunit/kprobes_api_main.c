@@ -65,13 +65,14 @@ long (*kpt_call_asm)(long) = kpt_asm;
 #define X86_CASE(c)	KPT_CASE(c)
 #define X86_CASE_SLOW(c) KPT_CASE_SLOW(c)
 #else
-static void __maybe_unused t_x86_only(struct kunit *test)
+static void __maybe_unused kpt_x86_only(struct kunit *test)
 {
 	kunit_skip(test, "probes x86 instructions (kprobes_api_targets.S)");
 }
 
-/* t_name is x86 code, absent here: named (as a string) but never linked */
-#define X86_CASE(c)	{ .run_case = t_x86_only, .name = #c }
+/* kpt_<c> is x86 code, absent here: named (as a string), never linked */
+#define X86_CASE(c)							\
+	{ .run_case = kpt_x86_only, .name = #c, .module_name = KBUILD_MODNAME }
 #define X86_CASE_SLOW(c) X86_CASE(c)
 #endif
 
@@ -177,9 +178,15 @@ int kpt_set_carriers(int on)
 	loff_t pos = 0;
 	ssize_t n;
 
+	/*
+	 * Where this boot makes no carriers, there is nothing to turn: the
+	 * kernel has none (no sysctl), or the suites run built in, before
+	 * /proc is mounted and before a carrier can be made in the kernel's
+	 * text (kpt_carriers_now()).
+	 */
 	f = filp_open("/proc/sys/debug/kprobes-carriers", O_WRONLY, 0);
-	if (IS_ERR(f))	/* no carriers in this kernel: nothing to turn */
-		return PTR_ERR(f) == -ENOENT ? 0 : PTR_ERR(f);
+	if (IS_ERR(f))
+		return PTR_ERR(f) == -ENOENT && !kpt_carriers_now() ? 0 : PTR_ERR(f);
 	n = kernel_write(f, &c, 1, &pos);
 	filp_close(f, NULL);
 	return n == 1 ? 0 : -EIO;

@@ -10,6 +10,8 @@
 #define KPROBES_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 
 /*
@@ -34,11 +36,50 @@
 		__a == __b;						\
 	})
 
-/* a case of a table built with designated names (not KUNIT_CASE()'s "t_") */
-#define KPT_CASE(c)	{ .run_case = t_##c, .name = #c }
+/*
+ * Has a check of the case failed so far?  A case that then finds it
+ * cannot go on reports a skip only if not: a skip would hide the failure
+ * (kunit_mark_skipped() overwrites the status).
+ */
+static inline bool kpt_failed(struct kunit *test)
+{
+	return READ_ONCE(test->status) == KUNIT_FAILURE;
+}
+
+/* a case of a table, named without its function's "kpt_" */
+#define KPT_CASE(c)							\
+	{ .run_case = kpt_##c, .name = #c, .module_name = KBUILD_MODNAME }
 /* one that runs for seconds (KUnit's attribute; kunit.py --filter speed>slow) */
 #define KPT_CASE_SLOW(c)						\
-	{ .run_case = t_##c, .name = #c, .attr.speed = KUNIT_SPEED_SLOW }
+	{ .run_case = kpt_##c, .name = #c, .module_name = KBUILD_MODNAME, \
+	  .attr.speed = KUNIT_SPEED_SLOW }
+
+#ifdef KPROBES_ANEW
+/*
+ * Ours carries an entry probe in the kernel's text only once the system
+ * runs: kprobe_index_prepare() indexes the kernel's cold parts then, and
+ * until it has, an entry there is hooked on ftrace.  Built in, KUnit runs
+ * these suites before that.  A module's text is carried at any time.
+ */
+static inline bool kpt_carriers_now(void)
+{
+	if (!IS_ENABLED(CONFIG_KPROBE_CARRIERS))
+		return false;
+#ifdef MODULE
+	return true;
+#else
+	return system_state >= SYSTEM_RUNNING;
+#endif
+}
+#else
+static inline bool kpt_carriers_now(void)
+{
+	return false;
+}
+#endif
+
+#define KPT_CARRIERS_NOT_YET						\
+	"this boot: built in, run before the system runs, when an entry in the kernel's text is hooked, not carried"
 
 /*
  * The cases that probe this code as a module's (its name in "MOD:sym",

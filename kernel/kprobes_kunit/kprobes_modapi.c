@@ -136,7 +136,7 @@ static void reset(void)
 }
 
 /* a kprobe by address, by symbol and offset, with both handlers */
-static void t_kprobe(struct kunit *test)
+static void kpt_kprobe(struct kunit *test)
 {
 	struct kprobe a = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -171,7 +171,7 @@ static void t_kprobe(struct kunit *test)
 }
 
 /* disabled at registration, enabled, disabled: hits only while enabled */
-static void t_enable_disable(struct kunit *test)
+static void kpt_enable_disable(struct kunit *test)
 {
 	struct kprobe a = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -185,7 +185,7 @@ static void t_enable_disable(struct kunit *test)
 	calls(N);
 	KUNIT_EXPECT_EQ(test, seen.pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
-	KUNIT_EXPECT_TRUE(test, !kprobe_disabled(&a));
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&a));
 	calls(N);
 	KUNIT_EXPECT_EQ(test, seen.pre_hits, N);
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
@@ -195,7 +195,7 @@ static void t_enable_disable(struct kunit *test)
 }
 
 /* register_kprobes()/unregister_kprobes() on an array */
-static void t_kprobes_array(struct kunit *test)
+static void kpt_kprobes_array(struct kunit *test)
 {
 	struct kprobe a = { .addr = (kprobe_opcode_t *)modapi_target, .pre_handler = pre };
 	struct kprobe b = { .symbol_name = "modapi_target", .pre_handler = pre };
@@ -211,7 +211,7 @@ static void t_kprobes_array(struct kunit *test)
 }
 
 /* the errnos a module sees for the classic mistakes */
-static void t_errnos(struct kunit *test)
+static void kpt_errnos(struct kunit *test)
 {
 	struct kprobe both = {
 		.addr = (kprobe_opcode_t *)modapi_target,
@@ -226,7 +226,7 @@ static void t_errnos(struct kunit *test)
 }
 
 /* a kretprobe with entry_handler, data_size, maxactive; its instance */
-static void t_kretprobe(struct kunit *test)
+static void kpt_kretprobe(struct kunit *test)
 {
 	int r;
 
@@ -258,7 +258,7 @@ static void t_kretprobe(struct kunit *test)
 }
 
 /* register_kretprobes()/unregister_kretprobes() */
-static void t_kretprobes_array(struct kunit *test)
+static void kpt_kretprobes_array(struct kunit *test)
 {
 	static struct kretprobe r2;
 	struct kretprobe *rps[] = { &rp, &r2 };

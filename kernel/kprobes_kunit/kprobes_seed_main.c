@@ -228,12 +228,12 @@ static void jprobe_args10(struct kunit *test, int which)
 	KUNIT_EXPECT_EQ(test, h.hits, 2);
 }
 
-static void t_jprobe_args_ftrace(struct kunit *test)
+static void kpt_jprobe_args_ftrace(struct kunit *test)
 {
 	jprobe_args10(test, 0);
 }
 
-static void t_jprobe_args_int3(struct kunit *test)
+static void kpt_jprobe_args_int3(struct kunit *test)
 {
 	jprobe_args10(test, 1);
 }
@@ -243,7 +243,7 @@ static void t_jprobe_args_int3(struct kunit *test)
  * that JPROBE_MAX_STACK_SIZE (the return address and 15 words) mirrors;
  * on i386 3 and 18, within its 31 words.
  */
-static void t_jprobe_stack_bound(struct kunit *test)
+static void kpt_jprobe_stack_bound(struct kunit *test)
 {
 	long want = 0, got;
 	struct jprobe jp;
@@ -271,7 +271,7 @@ static void t_jprobe_stack_bound(struct kunit *test)
 	}
 }
 
-static void t_jprobe_handler_returns(struct kunit *test)
+static void kpt_jprobe_handler_returns(struct kunit *test)
 {
 	struct jprobe jp;
 	int which;
@@ -337,7 +337,7 @@ static int r_return(struct kretprobe_instance *ri, struct pt_regs *regs)
  * handler runs, in registration order, the post_handler after the last
  * pre_handler, the kretprobe's handler at the return.
  */
-static void t_jprobe_with_kprobe_and_kretprobe(struct kunit *test)
+static void kpt_jprobe_with_kprobe_and_kretprobe(struct kunit *test)
 {
 	struct jprobe j1, j3;
 	struct kprobe k2;
@@ -384,7 +384,7 @@ static void t_jprobe_with_kprobe_and_kretprobe(struct kunit *test)
  * with the function's arguments, and the probe alone goes on after the
  * jprobe leaves.
  */
-static void t_jprobe_joins_lone_entry(struct kunit *test)
+static void kpt_jprobe_joins_lone_entry(struct kunit *test)
 {
 	struct jprobe jp;
 	struct kprobe kp;
@@ -398,13 +398,15 @@ static void t_jprobe_joins_lone_entry(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	if (!kp.site->carry.carrier) {
 		unregister_kprobe(&kp);
-		kunit_skip(test, "this boot: the entry probe got no carrier");
+		kunit_skip(test, "%s", kpt_carriers_now() ?
+			   "this boot: the entry probe got no carrier" :
+			   KPT_CARRIERS_NOT_YET);
 	}
 	if (!KPT_CHECK_EQ(test, register_jprobe(&jp), 0)) {
 		unregister_kprobe(&kp);
 		return;
 	}
-	KUNIT_EXPECT_TRUE(test, !kp.site->carry.carrier);		/* moved onto the hook */
+	KUNIT_EXPECT_FALSE(test, kp.site->carry.carrier);		/* moved onto the hook */
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&jp.kp));
 	KUNIT_EXPECT_EQ(test, c10(0), want10());
 	KUNIT_EXPECT_EQ(test, c10(0), want10());
@@ -435,7 +437,7 @@ static long j_inner(long x)
 	return 0;
 }
 
-static void t_jprobe_nested_nmissed(struct kunit *test)
+static void kpt_jprobe_nested_nmissed(struct kunit *test)
 {
 	struct jprobe outer, inner;
 	int which;
@@ -463,7 +465,7 @@ static void t_jprobe_nested_nmissed(struct kunit *test)
 
 /* ---- jprobes: the API's edges ---------------------------------------- */
 
-static void t_jprobe_bad_input(struct kunit *test)
+static void kpt_jprobe_bad_input(struct kunit *test)
 {
 	struct jprobe jp;
 
@@ -477,7 +479,7 @@ static void t_jprobe_bad_input(struct kunit *test)
 	/* an instruction boundary, but not an entry */
 	init_jprobe(&jp, (char *)kps_call_load + kps_load_resume_off, j_args10);
 	KUNIT_EXPECT_EQ(test, register_jprobe(&jp), -EINVAL);
-	KUNIT_EXPECT_TRUE(test, !jp.kp.pre_handler);			/* left as it was */
+	KUNIT_EXPECT_FALSE(test, jp.kp.pre_handler);			/* left as it was */
 
 	init_jprobe(&jp, NULL, j_args10);
 	jp.kp.symbol_name = "kps_no_such_function";
@@ -492,7 +494,7 @@ static void t_jprobe_bad_input(struct kunit *test)
 	unregister_jprobe(&jp);
 	KUNIT_EXPECT_EQ(test, enable_jprobe(&jp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, disable_jprobe(&jp), -EINVAL);
-	KUNIT_EXPECT_TRUE(test, !jp.kp.pre_handler);
+	KUNIT_EXPECT_FALSE(test, jp.kp.pre_handler);
 	KUNIT_EXPECT_TRUE(test, list_empty(&jp.kp.list));
 
 	/* twice: refused, and the first registration still works */
@@ -527,7 +529,7 @@ static void t_jprobe_bad_input(struct kunit *test)
 	jprobe_return();
 }
 
-static void t_jprobe_batch_and_disable(struct kunit *test)
+static void kpt_jprobe_batch_and_disable(struct kunit *test)
 {
 	struct jprobe a, b, *jps[2] = { &a, &b };
 
@@ -582,7 +584,7 @@ static int slow_caller(void *data)
 	return 0;
 }
 
-static void t_jprobe_unregister_while_running(struct kunit *test)
+static void kpt_jprobe_unregister_while_running(struct kunit *test)
 {
 	struct task_struct *t;
 	struct jprobe jp;
@@ -599,7 +601,7 @@ static void t_jprobe_unregister_while_running(struct kunit *test)
 		WRITE_ONCE(stop_calls, false);
 		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
 		t = kthread_create(slow_caller, (void *)(long)which, "kps_caller");
-		if (IS_ERR(t)) {
+		if (!KPT_CHECK(test, !IS_ERR(t))) {
 			unregister_jprobe(&jp);
 			return;
 		}
@@ -614,7 +616,7 @@ static void t_jprobe_unregister_while_running(struct kunit *test)
 		msleep(20);
 		kunit_info(test, "%s site: %d handler runs before unregister\n",
 			   site_name[which], n);
-		KUNIT_EXPECT_TRUE(test, n >= 20);
+		KUNIT_EXPECT_GE(test, n, 20);
 		KUNIT_EXPECT_EQ(test, busy, 0);
 		KUNIT_EXPECT_EQ(test, atomic_read(&handled), n);
 		WRITE_ONCE(stop_calls, true);
@@ -681,7 +683,7 @@ static void fault_case(struct kunit *test, int which, long *ptr, bool fixes,
 
 #ifdef CONFIG_X86_64
 /* a non-canonical pointer: #GP */
-static void t_fault_handler_gp(struct kunit *test)
+static void kpt_fault_handler_gp(struct kunit *test)
 {
 	long *bad = (long *)0xdead000000000000UL;
 
@@ -689,14 +691,14 @@ static void t_fault_handler_gp(struct kunit *test)
 	fault_case(test, 1, bad, true, pre_faults, X86_TRAP_GP);
 }
 #else
-static void t_fault_handler_gp(struct kunit *test)
+static void kpt_fault_handler_gp(struct kunit *test)
 {
 	kunit_skip(test, "32-bit x86 has no non-canonical address to #GP on");
 }
 #endif
 
 /* the guard page after a vmalloc area, and a user address: #PF */
-static void t_fault_handler_pf(struct kunit *test)
+static void kpt_fault_handler_pf(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
@@ -708,7 +710,7 @@ static void t_fault_handler_pf(struct kunit *test)
 }
 
 /* it declines (0): the access's own exception-table fixup applies */
-static void t_fault_handler_declines(struct kunit *test)
+static void kpt_fault_handler_declines(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 
@@ -730,7 +732,7 @@ static long j_faults(ARGS10)
 	return 0;
 }
 
-static void t_fault_handler_in_jprobe(struct kunit *test)
+static void kpt_fault_handler_in_jprobe(struct kunit *test)
 {
 	char *area = vmalloc(PAGE_SIZE);
 	struct jprobe jp;
@@ -759,25 +761,25 @@ static void t_fault_handler_in_jprobe(struct kunit *test)
 
 #else /* stock 6.12 */
 
-static void t_seed_api(struct kunit *test)
+static void kpt_seed_api(struct kunit *test)
 {
 	kunit_skip(test, "stock 6.12 has no jprobes and no fault_handler");
 }
 
-#define t_jprobe_args_ftrace	t_seed_api
-#define t_jprobe_args_int3	t_seed_api
-#define t_jprobe_stack_bound	t_seed_api
-#define t_jprobe_handler_returns	t_seed_api
-#define t_jprobe_with_kprobe_and_kretprobe	t_seed_api
-#define t_jprobe_joins_lone_entry	t_seed_api
-#define t_jprobe_nested_nmissed	t_seed_api
-#define t_jprobe_bad_input	t_seed_api
-#define t_jprobe_batch_and_disable	t_seed_api
-#define t_jprobe_unregister_while_running	t_seed_api
-#define t_fault_handler_gp	t_seed_api
-#define t_fault_handler_pf	t_seed_api
-#define t_fault_handler_declines	t_seed_api
-#define t_fault_handler_in_jprobe	t_seed_api
+#define kpt_jprobe_args_ftrace	kpt_seed_api
+#define kpt_jprobe_args_int3	kpt_seed_api
+#define kpt_jprobe_stack_bound	kpt_seed_api
+#define kpt_jprobe_handler_returns	kpt_seed_api
+#define kpt_jprobe_with_kprobe_and_kretprobe	kpt_seed_api
+#define kpt_jprobe_joins_lone_entry	kpt_seed_api
+#define kpt_jprobe_nested_nmissed	kpt_seed_api
+#define kpt_jprobe_bad_input	kpt_seed_api
+#define kpt_jprobe_batch_and_disable	kpt_seed_api
+#define kpt_jprobe_unregister_while_running	kpt_seed_api
+#define kpt_fault_handler_gp	kpt_seed_api
+#define kpt_fault_handler_pf	kpt_seed_api
+#define kpt_fault_handler_declines	kpt_seed_api
+#define kpt_fault_handler_in_jprobe	kpt_seed_api
 
 #endif
 
