@@ -31,19 +31,42 @@ case "$KOBJ" in *_bpf) ;; *) die "test-bpf runs on the BPF=1 kernel (make test-b
 
 W=$BUILD/bpf-$IMPL
 S=$W/tools/testing/selftests/bpf
-out=$W/out
-mkdir -p "$W" "$out" "$LOGS"
+# built in its source folder, as the selftests are usually built: with
+# OUTPUT elsewhere, the test objects' dependency files name the skeletons
+# relative to OUTPUT (they are compiled there), which the next make, run
+# in the source folder, cannot find
+out=$S
+mkdir -p "$W" "$LOGS"
 # the tree's tools/, with the files its symlinks name outside it copied
-# in, and what the selftests' build reads from beside it
-rsync -a --copy-unsafe-links --delete "$KSRC/tools/" "$W/tools/"
+# in, and what the selftests' build reads from beside it (no --delete:
+# the build's products live in the copy)
+rsync -a --copy-unsafe-links "$KSRC/tools/" "$W/tools/"
 rsync -a --delete "$KSRC/scripts/" "$W/scripts/"
 mkdir -p "$W/kernel/bpf"
 cp "$KSRC"/kernel/bpf/disasm.[ch] "$W/kernel/bpf/"
+# Debian's 6.12.117 ships prog_tests/bpf_attr_size.c (a stable backport)
+# without the BPF program its skeleton is made from: test_progs does not
+# build as shipped.  A test whose skeleton has no source (progs/NAME.c, or
+# a linked skeleton the Makefile names) is left out of this copy, said.
+for t in "$S"/prog_tests/*.c; do
+	for sk in $(sed -n 's/^#include "\([a-z0-9_]*\)\.skel\.h"$/\1/p' "$t"); do
+		[ -e "$S/progs/$sk.c" ] || grep -q "\b$sk\.skel\.h-deps\b\|\b$sk\.skel\.h\b" "$S/Makefile" ||
+			{ say "left out: ${t#"$S"/} (no progs/$sk.c for its skeleton)"; rm "$t"; break; }
+	done
+done
+# the UAPI headers, where lib.mk (usr/) and the BPF programs' flags
+# ($(OUTPUT)/../usr) look for them
 kmake headers_install INSTALL_HDR_PATH="$W/usr" > /dev/null
+ln -sfn ../../../usr "$W/tools/testing/selftests/usr"
+# the kernel's autoconf.h, where the selftests look without O= (with O=
+# they would also write their output there, into the kernel's build)
+mkdir -p "$W/include/generated"
+cp "$KOBJ/include/generated/autoconf.h" "$W/include/generated/"
 blog=$LOGS/test-bpf-build-$IMPL.log
 say "building test_progs and bpf_testmod.ko with clang-19 against ${KOBJ#"$REPO"/} (log: ${blog#"$REPO"/})"
 t0=$(date +%s)
-make -C "$S" -j"$JOBS" OUTPUT="$out" O="$KOBJ" VMLINUX_BTF="$KOBJ/vmlinux" \
+# OUTPUT given: lib.mk defaults it only in a make of level 0
+make -C "$S" -j"$JOBS" OUTPUT="$S" VMLINUX_BTF="$KOBJ/vmlinux" \
 	KDIR="$KOBJ" CLANG=clang-19 LLC=llc-19 LLVM_STRIP=llvm-strip-19 \
 	BPF_GCC= test_progs > "$blog" 2>&1 ||
 	{ tail -30 "$blog"; die "building test_progs failed"; }
@@ -56,7 +79,7 @@ rm -rf "$p" && mkdir -p "$p/bpf"
 cp "$out"/test_progs "$out"/*.bpf.o "$out"/urandom_read "$out"/liburandom_read.so \
 	"$out"/uprobe_multi "$out"/bpf_testmod.ko "$p/bpf/"
 for l in $(ldd "$out/test_progs" "$out/urandom_read" "$out/uprobe_multi" |
-	   awk '/=>/ { print $3 } /^\t\// { print $1 }' | sort -u); do
+	   awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u); do
 	mkdir -p "$p$(dirname "$l")" && cp -L "$l" "$p$l"
 done
 (cd "$p" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$W/payload.cpio"
