@@ -124,7 +124,6 @@ else
 		case "$v" in
 		CONFIG_KPROBES_API_*) suites="$suites kprobes_api" ;;
 		CONFIG_KPROBES_SEED_*) suites="$suites kprobes_seed" ;;
-		CONFIG_KPROBES_MODULE_*) suites="$suites kprobes_modapi" ;;
 		CONFIG_KPROBES_LIVEPATCH_*) suites="$suites kprobes_livepatch" ;;
 		esac
 	done

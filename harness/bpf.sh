@@ -20,7 +20,7 @@
 # the cases: BPF's programs on kprobes, kretprobes, kprobe_multi
 # (fprobe), uprobes, uretprobes, uprobe_multi and USDT, the links and
 # counters they report, and trampolines beside them
-: "${BPF_TESTS:=attach_probe,bpf_cookie,fentry_fexit,fill_link_info,get_func_args_test,get_func_ip_test,kprobe_multi_test,kprobe_multi_testmod_test,missed,perf_link,probe_user,trampoline_count,uprobe,uprobe_autoattach,uprobe_multi_test,uprobe_syscall,uretprobe_stack,usdt}"
+: "${BPF_TESTS:=attach_probe,bpf_cookie,fentry_fexit,fill_link_info,get_func_args_test,get_func_ip_test,kprobe_multi_test,kprobe_multi_testmod_test,missed,perf_link,probe_user,trampoline_count,uprobe,uprobe_autoattach,uprobe_multi_test,uprobe_syscall,usdt}"
 
 "$H/deps.sh" clang-19:clang-19 llvm-19:llc-19 lld-19:ld.lld-19 \
 	libelf-dev:/usr/include/libelf.h zlib1g-dev:/usr/include/zlib.h \
@@ -99,7 +99,9 @@ import json, re, sys
 log, res, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tests, subs = {}, {}
 for line in open(log, errors='replace'):
-    m = re.match(r'^#(\d+)(?:/(\d+))?\s+(.+):(OK|FAIL|SKIP)$', line.strip())
+    # "#N name:OK", "#N/M name/sub:FAIL", "#N name:OK (SKIP: 1/4)"
+    m = re.match(r'^#(\d+)(?:/(\d+))?\s+(.+?):(OK|FAIL|SKIP)'
+                 r'(?: \(SKIP: \d+/\d+\))?$', line.strip())
     if not m:
         continue
     name, st = m.group(3), m.group(4)
