@@ -115,6 +115,7 @@ help:
 	@echo "  make test-guest    the guest suites only"
 	@echo "  make kselftest     the kprobes kselftest target (run_kselftest.sh in the guest)"
 	@echo "  make kunit         the KUnit suites built in, by the kernel's kunit.py (x86_64, TCG)"
+	@echo "  make test-bpf      BPF's test_progs (kprobe/uprobe tests) on the BPF=1 kernel"
 	@echo "  make test-harness  the harness self-tests only"
 	@echo "  make test-debug    the guest suites on a lockdep+KASAN kernel, panic_on_warn"
 	@echo "  make test-preempt  the guest suites on a CONFIG_PREEMPT kernel"

@@ -50,8 +50,12 @@ cp "$KSRC"/kernel/bpf/disasm.[ch] "$W/kernel/bpf/"
 # a linked skeleton the Makefile names) is left out of this copy, said.
 for t in "$S"/prog_tests/*.c; do
 	for sk in $(sed -n 's/^#include "\([a-z0-9_]*\)\.skel\.h"$/\1/p' "$t"); do
-		[ -e "$S/progs/$sk.c" ] || grep -q "\b$sk\.skel\.h-deps\b\|\b$sk\.skel\.h\b" "$S/Makefile" ||
-			{ say "left out: ${t#"$S"/} (no progs/$sk.c for its skeleton)"; rm "$t"; break; }
+		[ -e "$S/progs/$sk.c" ] || grep -q "\b$sk\.skel\.h-deps\b\|\b$sk\.skel\.h\b" "$S/Makefile" && continue
+		n=$(basename "$t" .c)
+		case ",$BPF_TESTS," in *",$n,"*) die "$n, a test of BPF_TESTS, has no progs/$sk.c" ;; esac
+		say "left out: ${t#"$S"/} (no progs/$sk.c for its skeleton)"
+		rm "$t"
+		break
 	done
 done
 # the UAPI headers, where lib.mk (usr/) and the BPF programs' flags
@@ -90,13 +94,18 @@ log=$LOGS/test-bpf-$IMPL.log
 # program's log: its own summary lines are what is parsed
 set +e
 EXTRA_CPIO=$W/payload.cpio RUN_NAME=bpf \
-	CMD="mount -t bpf bpf /sys/fs/bpf 2>/dev/null; cd /bpf && ./test_progs -t '$BPF_TESTS'" \
+	CMD="mount -t bpf bpf /sys/fs/bpf 2>/dev/null; cd /bpf && ./test_progs -t $BPF_TESTS" \
 	"$H/boot.sh" exec > "$log" 2>&1
 rc=$?
 set -e
-python3 - "$log" "$LOGS/results-bpf-$IMPL.json" "$rc" <<'PY'
+python3 - "$log" "$LOGS/results-bpf-$IMPL.json" "$rc" "$BPF_TESTS" <<'PY'
 import json, re, sys
-log, res, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+log, res, rc, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+# what the console judge found (harness/console.py, exec mode): a kernel
+# report, a taint, a guest that did not power off or timed out
+problems = [l.strip() for l in open(log, errors='replace')
+            if re.match(r'^harness: (kernel report|kernel tainted|guest did not'
+                        r' reach|TIMEOUT|the command did not complete)', l)]
 tests, subs = {}, {}
 for line in open(log, errors='replace'):
     # "#N name:OK", "#N/M name/sub:FAIL", "#N name:OK (SKIP: 1/4)"
@@ -116,6 +125,14 @@ for name, st in sorted(out.items()):
     count[st] += 1
     print('  %-6s %s' % ({'OK': 'ok', 'FAIL': 'FAIL', 'SKIP': 'skip'}[st], name))
 fail = count['FAIL']
+for p in problems:
+    print('  FAIL   ' + p)
+    fail += 1
+# -t runs the tests whose name contains one of these: each must have run
+for t in wanted.split(','):
+    if t not in tests:
+        print('  FAIL   %s: no result (not a test of this test_progs?)' % t)
+        fail += 1
 if not out:
     print('  FAIL   test_progs printed no result (see %s)' % log)
     fail += 1

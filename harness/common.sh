@@ -81,8 +81,8 @@ kunit_syms() {
 	grep -q '^CONFIG_KUNIT=y' "$c" && grep -q '^CONFIG_KPROBES=y' "$c" || return 0
 	if grep -q '^CONFIG_KRETPROBES=y' "$c"; then
 		echo CONFIG_KPROBES_API_KUNIT_TEST=m CONFIG_KPROBES_MODULE_KUNIT_TEST=m
+		grep -q '^CONFIG_X86=y' "$c" && echo CONFIG_KPROBES_SEED_KUNIT_TEST=m
 	fi
-	grep -q '^CONFIG_X86=y' "$c" && echo CONFIG_KPROBES_SEED_KUNIT_TEST=m
 	grep -q '^CONFIG_LIVEPATCH=y' "$c" && echo CONFIG_KPROBES_LIVEPATCH_KUNIT_TEST=m
 	return 0
 }

@@ -571,9 +571,7 @@ def kunit_syms(obj):
         return []
     syms = []
     if 'CONFIG_KRETPROBES' in on:
-        syms += ['API', 'MODULE']
-    if 'CONFIG_X86' in on:
-        syms.append('SEED')
+        syms += ['API', 'MODULE'] + (['SEED'] if 'CONFIG_X86' in on else [])
     if 'CONFIG_LIVEPATCH' in on:
         syms.append('LIVEPATCH')
     return ['CONFIG_KPROBES_%s_KUNIT_TEST=m' % x for x in syms]
@@ -599,11 +597,15 @@ def build_selftests(tree, obj, dirs, log):
     for d in dirs:
         m = os.path.join(tree, d)
         syms = kunit_syms(obj) if d == KUNIT_DIR else []
+        # only this build's lines: the log may hold the kernel's build
+        start = os.path.getsize(log) if os.path.exists(log) else 0
         with open(log, 'a') as fh:
             r = subprocess.run(['make', '-s', '-C', obj, 'M=' + m, '-j2'] +
                                syms + ['modules'],
                                stdout=fh, stderr=subprocess.STDOUT)
-        warned = any(': warning:' in l or 'WARNING:' in l for l in open(log))
+        with open(log, errors='replace') as fh:
+            fh.seek(start)
+            warned = any(': warning:' in l or 'WARNING:' in l for l in fh)
         subprocess.run(['make', '-s', '-C', obj, 'M=' + m, 'clean'],
                        capture_output=True)
         if r.returncode or warned:
