@@ -35,7 +35,6 @@ S=$W/tools/testing/selftests/bpf
 # OUTPUT elsewhere, the test objects' dependency files name the skeletons
 # relative to OUTPUT (they are compiled there), which the next make, run
 # in the source folder, cannot find
-out=$S
 mkdir -p "$W" "$LOGS"
 # the tree's tools/, with the files its symlinks name outside it copied
 # in, and what the selftests' build reads from beside it (no --delete:
@@ -80,10 +79,9 @@ say "test_progs built in $(( $(date +%s) - t0 ))s"
 # libraries it loads where the host has them
 p=$W/payload
 rm -rf "$p" && mkdir -p "$p/bpf"
-cp "$out"/test_progs "$out"/*.bpf.o "$out"/urandom_read "$out"/liburandom_read.so \
-	"$out"/uprobe_multi "$out"/bpf_testmod.ko "$p/bpf/"
-for l in $(ldd "$out/test_progs" "$out/urandom_read" "$out/uprobe_multi" |
-	   awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u); do
+cp "$S"/test_progs "$S"/*.bpf.o "$S"/urandom_read "$S"/liburandom_read.so \
+	"$S"/uprobe_multi "$S"/bpf_testmod.ko "$p/bpf/"
+for l in $(ldd_libs "$S/test_progs" "$S/urandom_read" "$S/uprobe_multi"); do
 	mkdir -p "$p$(dirname "$l")" && cp -L "$l" "$p$l"
 done
 (cd "$p" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) > "$W/payload.cpio"

@@ -22,10 +22,7 @@ mkdir -p "$out"
 bins=(/usr/bin/bpftrace /usr/bin/perf)
 
 # libs: every library the clients load, and the dynamic loader
-libs() {
-	for b in "${bins[@]}"; do ldd "$b"; done |
-		awk '/=>/ { print $3 } /^\t\// { print $1 }' | sort -u
-}
+libs() { ldd_libs "${bins[@]}"; }
 # what the payload is made of: rebuilt when any of it changed
 stamp=$(libs | xargs ls -lL "${bins[@]}" 2>/dev/null | md5sum)
 if [ ! -f "$cpio" ] || [ "$(cat "$out/stamp" 2>/dev/null)" != "$stamp" ]; then

@@ -72,6 +72,12 @@ extmod() {
 	echo "$dir"
 }
 
+# ldd_libs PROGRAM...: the shared libraries the programs load (the ones
+# found) and the dynamic loader, one path a line, each once
+ldd_libs() {
+	ldd "$@" | awk '/=> \// { print $3 } /^\t\// { print $1 }' | sort -u
+}
+
 # kunit_syms CONFIG: the make variables that build kernel/kprobes_kunit
 # out of tree as modules, against a kernel configured by CONFIG (ours, or
 # stock 6.12, whose tree has no Kconfig for them): each suite where its

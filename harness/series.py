@@ -563,18 +563,13 @@ def not_kbuild(path):
 
 def kunit_syms(obj):
     """The make variables that build KUNIT_DIR out of tree against the
-    kernel in obj: each suite where its Kconfig entry would allow it (as
-    harness/common.sh's kunit_syms)."""
-    cfg = open(os.path.join(obj, '.config')).read().split('\n')
-    on = set(l.split('=')[0] for l in cfg if l.endswith('=y'))
-    if not {'CONFIG_KUNIT', 'CONFIG_KPROBES'} <= on:
-        return []
-    syms = []
-    if 'CONFIG_KRETPROBES' in on:
-        syms += ['API', 'MODULE'] + (['SEED'] if 'CONFIG_X86' in on else [])
-    if 'CONFIG_LIVEPATCH' in on:
-        syms.append('LIVEPATCH')
-    return ['CONFIG_KPROBES_%s_KUNIT_TEST=m' % x for x in syms]
+    kernel in obj: harness/common.sh's kunit_syms, the one rule the
+    harness builds them by."""
+    out = subprocess.run(['bash', '-c', '. "$0/common.sh" && kunit_syms "$1"',
+                          os.path.join(REPO, 'harness'),
+                          os.path.join(obj, '.config')],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split()
 
 
 def selftest_dirs(tree, changed):

@@ -5,8 +5,8 @@
  * (tools/include/nolibc), does what harness/guest/run-tests.sh does for
  * module suites.  It mounts the kernel filesystems, loads each test module
  * named in /suites (KUnit runs its suites as it loads, or its init prints
- * KTAP; "name params..." passes the module parameters), unloads it, and restarts (QEMU, run with -no-reboot,
- * exits).  With a file /exec (make bench's run of kprobes_bench), the
+ * KTAP; "name params..." passes the module parameters), unloads it, and
+ * restarts (QEMU, run with -no-reboot, exits).  With a file /exec (make bench's run of kprobes_bench), the
  * loads are one command to harness/console.py's exec mode: its output is
  * the console's, its status the loads'.
  * The "harness: ..." markers are those harness/console.py reads.

@@ -106,6 +106,25 @@ static void mover_hold(struct kunit *test, bool hold)
 	KUNIT_EXPECT_TRUE(test, !hold || READ_ONCE(mover_paused));
 }
 
+/*
+ * The CPU for a case's mover: another than this one.  Where this boot
+ * makes no carriers or has no second CPU, the case skips, saying why
+ * (before it registers anything: a skip ends the case's thread).
+ */
+static int mover_cpu(struct kunit *test)
+{
+	int cpu;
+
+	if (!kpt_carriers_now())
+		kunit_skip(test, KPT_CARRIERS_NOT_YET);
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		kunit_skip(test, KPT_NO_FTRACE_SITES);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "this boot: needs 2 online CPUs");
+	return cpu;
+}
+
 /* the mover thread on cpu, calling fn, held */
 static struct task_struct *mover_start(struct kunit *test,
 				       int (*fn)(int, int), int want, int cpu)
@@ -145,13 +164,7 @@ void kpt_carrier_move_exact(struct kunit *test)
 	int cpu, calls, hits, round;
 	u8 *next;
 
-	if (!kpt_carriers_now())
-		kunit_skip(test, KPT_CARRIERS_NOT_YET);
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		kunit_skip(test, KPT_NO_FTRACE_SITES);
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		kunit_skip(test, "this boot: needs 2 online CPUs");
+	cpu = mover_cpu(test);
 	t = mover_start(test, kpt_call_target, 31, cpu);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 
@@ -235,13 +248,7 @@ void kpt_carrier_move_reader_window(struct kunit *test)
 	unsigned long deadline;
 	struct task_struct *t;
 
-	if (!kpt_carriers_now())
-		kunit_skip(test, KPT_CARRIERS_NOT_YET);
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		kunit_skip(test, KPT_NO_FTRACE_SITES);
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		kunit_skip(test, "this boot: needs 2 online CPUs");
+	cpu = mover_cpu(test);
 	atomic_set(&window_reads, 0);
 	atomic_set(&window_ends, 0);
 	/*
@@ -355,13 +362,7 @@ void kpt_carrier_divert_during_move(struct kunit *test)
 	struct kprobe kp;
 	bool moving;
 
-	if (!kpt_carriers_now())
-		kunit_skip(test, KPT_CARRIERS_NOT_YET);
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		kunit_skip(test, KPT_NO_FTRACE_SITES);
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		kunit_skip(test, "this boot: needs 2 online CPUs");
+	cpu = mover_cpu(test);
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&twin_ops, fentry, 0, 1), 0);
 	atomic_set(&twin_calls, 0);
 	msleep(600);	/* no hook left lingering: the probe is carried */
@@ -441,13 +442,7 @@ void kpt_carrier_background_move(struct kunit *test)
 	int cpu, calls, hits, i;
 	struct kprobe kp;
 
-	if (!kpt_carriers_now())
-		kunit_skip(test, KPT_CARRIERS_NOT_YET);
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		kunit_skip(test, KPT_NO_FTRACE_SITES);
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		kunit_skip(test, "this boot: needs 2 online CPUs");
+	cpu = mover_cpu(test);
 	next = (u8 *)kpt_call_tiny + (kpt_has_endbr((void *)kpt_call_tiny) ? 4 : 0) +
 	       MCOUNT_INSN_SIZE;
 	orig = *next;
