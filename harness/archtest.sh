@@ -29,7 +29,7 @@ arm64)
 	karch=arm64 image=arch/arm64/boot/Image
 	cc_init=("${cross}gcc")
 	libgcc=-lgcc
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57)
+	qemu=(qemu-system-aarch64 -accel tcg,thread=single -M virt -cpu cortex-a57)
 	console=ttyAMA0
 	kunit=(--expect-kunit kprobes_test)
 	;;
@@ -61,7 +61,7 @@ ppc64le)
 	# the kernel has no vector unit state for user space (tinyconfig)
 	cc_init=("${cross}gcc" -mno-altivec -mno-vsx)
 	libgcc=-lgcc
-	qemu=(qemu-system-ppc64 -M pseries -cpu power9)
+	qemu=(qemu-system-ppc64 -accel tcg,thread=single -M pseries -cpu power9)
 	console=hvc0
 	kunit=(--expect-kunit kprobes_test)
 	;;

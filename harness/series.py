@@ -518,7 +518,9 @@ def boot_kunit(obj, log):
     """Boot bzImage without a root file system: KUnit runs at boot, then the
     kernel panics on the missing root and QEMU exits.  True if
     kprobes_test reported ok and the console shows no kernel warning."""
-    qemu = ['qemu-system-x86_64', '-m', '512M', '-smp', '2', '-nographic',
+    # one TCG thread, as in boot.sh: MTTCG lets a vCPU run stale code
+    qemu = ['qemu-system-x86_64', '-accel', 'tcg,thread=single',
+            '-m', '512M', '-smp', '2', '-nographic',
             '-no-reboot', '-kernel', os.path.join(obj, 'arch/x86/boot/bzImage'),
             '-append', 'console=ttyS0 panic=-1 kunit.filter_glob=kprobes_test'
             ' root=/dev/null']
