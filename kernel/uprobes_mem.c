@@ -604,6 +604,19 @@ bool uprobe_mem_int3(struct pt_regs *regs)
 
 	/* a site's process has MMF_HAS_UPROBES; a held thread, a slot */
 	held = arch_uprobe_mem_trap_nr() == UPROBE_MEM_HELD_NR;
+	/*
+	 * A return trampoline's breakpoint is met while the thread has
+	 * instances in flight, which may outlive every site of its process
+	 */
+	if (!held && uprobe_ret_trap_possible()) {
+		local_irq_enable();
+		idx = srcu_read_lock(&uprobe_mem_srcu);
+		ours = uprobe_ret_trap(regs, uprobe_get_swbp_addr(regs));
+		srcu_read_unlock(&uprobe_mem_srcu, idx);
+		local_irq_disable();
+		if (ours)
+			return true;
+	}
 	if (!held && (!READ_ONCE(uprobe_mem_nr) || !mm ||
 		      !test_bit(MMF_HAS_UPROBES, &mm->flags)))
 		return false;
@@ -775,6 +788,7 @@ void uprobe_mem_fork(struct task_struct *t, unsigned long flags)
 	struct callback_head *work;
 	bool strip = false;
 
+	uprobe_ret_fork(t, flags);
 	/* not uprobe_mem_nr: the parent's last site may be gone already */
 	if ((flags & CLONE_VM) || list_empty(&uprobe_mem_strips))
 		return;

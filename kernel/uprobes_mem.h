@@ -7,6 +7,7 @@
 #ifndef _KERNEL_UPROBES_MEM_H
 #define _KERNEL_UPROBES_MEM_H
 
+#include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -72,5 +73,19 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 bool uprobe_mem_slot_trap(struct pt_regs *regs);
 void uprobe_mem_slot_enter(struct pt_regs *regs, unsigned long slot);
 void uprobe_mem_slots_exit(struct mm_struct *mm);
+unsigned long uprobe_mem_ret_tramp(struct mm_struct *mm);
+bool uprobe_mem_is_ret_tramp(struct mm_struct *mm, unsigned long addr);
+
+/* return probes (uprobes_ret.c) */
+extern atomic_t uprobe_ret_threads;
+
+/* may a user breakpoint be a return trampoline's?  (threads with records) */
+static inline bool uprobe_ret_trap_possible(void)
+{
+	return atomic_read(&uprobe_ret_threads);
+}
+
+bool uprobe_ret_trap(struct pt_regs *regs, unsigned long bp);
+void uprobe_ret_fork(struct task_struct *t, unsigned long flags);
 
 #endif /* _KERNEL_UPROBES_MEM_H */

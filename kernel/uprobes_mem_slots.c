@@ -39,6 +39,7 @@ struct uprobe_mem_area {
 	unsigned long vaddr;
 	struct page *page;
 	unsigned int used;		/* slots handed out: release/acquire */
+	bool tramp;			/* the return trampoline's page: no slots */
 	struct {			/* whose each slot is, for signals */
 		unsigned long vaddr;
 		u8 len;
@@ -208,7 +209,7 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 		if (a->mm != mm)
 			continue;
 		nr++;
-		if (a->vaddr < lo || a->vaddr + PAGE_SIZE > hi)
+		if (a->tramp || a->vaddr < lo || a->vaddr + PAGE_SIZE > hi)
 			continue;
 		kaddr = kmap_local_page(a->page);
 		for (i = 0; i < a->used && !slot; i++) {
@@ -281,6 +282,94 @@ out:
 		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
 	}
 	return slot;
+}
+
+/*
+ * @mm's return trampoline (uprobes_ret.c), or 0: a page of this engine
+ * filled with breakpoints, so that any address in it traps.  A process
+ * has one; it counts as one of its UPROBE_MEM_AREAS pages, and holds no
+ * slot (slot_find() never finds one in it: ->used stays 0).  Mapped on
+ * the first call of the process's first return probe, anywhere.
+ *
+ * Context: process context, may sleep (takes @mm's mmap_lock to write).
+ */
+unsigned long uprobe_mem_ret_tramp(struct mm_struct *mm)
+{
+	struct uprobe_mem_area *a, *na = NULL;
+	unsigned long tramp = 0, addr;
+	struct vm_area_struct *vma;
+	uprobe_opcode_t bp = UPROBE_SWBP_INSN;
+	unsigned int i, nr = 0;
+	void *kaddr;
+
+	if (mmap_write_lock_killable(mm))
+		return 0;
+	spin_lock(&uprobe_mem_lock);
+	list_for_each_entry(a, &uprobe_mem_areas, node) {
+		if (a->mm != mm)
+			continue;
+		nr++;
+		if (a->tramp)
+			tramp = a->vaddr;
+	}
+	spin_unlock(&uprobe_mem_lock);
+	if (tramp || nr >= UPROBE_MEM_AREAS)
+		goto out;
+	addr = area_find_gap(mm, 0, ULONG_MAX, mm->mmap_base);
+	na = kzalloc(sizeof(*na), GFP_KERNEL);
+	if (!addr || !na)
+		goto out;
+	na->page = alloc_page(GFP_HIGHUSER);
+	if (!na->page)
+		goto out;
+	kaddr = kmap_local_page(na->page);
+	for (i = 0; i < PAGE_SIZE / sizeof(bp); i++)
+		memcpy(kaddr + i * sizeof(bp), &bp, sizeof(bp));
+	kunmap_local(kaddr);
+	na->mm = mm;
+	na->vaddr = addr;
+	na->tramp = true;
+	spin_lock(&uprobe_mem_lock);
+	list_add_rcu(&na->node, &uprobe_mem_areas);
+	spin_unlock(&uprobe_mem_lock);
+	vma = _install_special_mapping(mm, addr, PAGE_SIZE,
+				       VM_READ | VM_EXEC | VM_MAYREAD |
+				       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
+				       &uprobe_mem_mapping);
+	if (IS_ERR(vma)) {
+		spin_lock(&uprobe_mem_lock);
+		list_del_rcu(&na->node);
+		spin_unlock(&uprobe_mem_lock);
+		goto out;
+	}
+	tramp = addr;
+	na = NULL;
+out:
+	mmap_write_unlock(mm);
+	if (na) {
+		if (na->page)
+			__free_page(na->page);
+		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
+	}
+	return tramp;
+}
+
+/* is @addr in @mm's return trampoline?  Lockless (RCU). */
+bool uprobe_mem_is_ret_tramp(struct mm_struct *mm, unsigned long addr)
+{
+	struct uprobe_mem_area *a;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(a, &uprobe_mem_areas, node) {
+		if (a->mm == mm && a->tramp && addr >= a->vaddr &&
+		    addr < a->vaddr + PAGE_SIZE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 /* What slot_find() found: whose slot, and where in it. */

@@ -580,13 +580,16 @@ static int uprobes_list_show(struct seq_file *m, void *v)
 			list_for_each_entry(u, &pp->probes, list) {
 				int st = READ_ONCE(u->state);
 
+				void *ret = uprobe_ret_handler(u);
+
 				seq_printf(m, "%d  0x%lx  ", proc->tgid, pp->vaddr);
 				uprobe_site_show(m, pp);
-				seq_printf(m, "  [%s]%s  %ps\n",
+				seq_printf(m, "  [%s]%s  %s%ps\n",
 					   st < ARRAY_SIZE(uprobe_state_name) ?
 					   uprobe_state_name[st] : "?",
 					   READ_ONCE(proc->dead) ? "[EXITED]" : "",
-					   u->handler);
+					   ret ? "return " : "",
+					   ret ?: (void *)u->handler);
 			}
 		}
 	}

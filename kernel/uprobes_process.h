@@ -104,7 +104,13 @@ void uprobe_mem_sync(void);
 void uprobe_mem_front_attach(struct uprobe_point *pp, struct mm_struct *mm);
 void uprobe_mem_front_detach(struct uprobe_point *pp);
 void uprobe_mem_front_release(struct uprobe_point *pp);
+void *uprobe_ret_handler(struct process_uprobe *u);
 #else
+static inline void *uprobe_ret_handler(struct process_uprobe *u)
+{
+	return NULL;
+}
+
 static inline int uprobe_mem_attach(struct uprobe_point *pp,
 				    struct mm_struct *mm, struct file *file,
 				    loff_t offset)

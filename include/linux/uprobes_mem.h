@@ -157,6 +157,35 @@ bool arch_uprobe_mem_build_slot(const struct arch_uprobe_mem_insn *ai,
 				const u8 *bytes, unsigned int len,
 				unsigned long vaddr, unsigned long slot, u8 *b);
 
+/**
+ * arch_uprobe_ret_hijack - at a function's first instruction, make its
+ *	return go to a trampoline
+ * @regs: the entry hit's registers
+ * @tramp: the trampoline's address
+ * @ret: set to the return address that was there
+ *
+ * Replaces the return address the call left (and its copy in a shadow
+ * stack, if the thread has one) by @tramp; the word it was in is at
+ * user_stack_pointer(@regs).
+ *
+ * Context: the probed thread, task context, may fault user pages in.
+ * Return: 0, or -EFAULT with nothing changed.
+ */
+int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
+			   unsigned long *ret);
+
+/**
+ * arch_uprobe_ret_restore - put a return address back on current's stack
+ * @stack: the word it was in (as user_stack_pointer() at the entry)
+ * @ret: the address
+ *
+ * For a fork child, whose copy of its parent's stack has the trampoline's
+ * address where the parent's probed calls will return from.
+ *
+ * Context: current, task context, before it returns to user space.
+ */
+void arch_uprobe_ret_restore(unsigned long stack, unsigned long ret);
+
 #else
 static inline bool uprobe_mem_int3(struct pt_regs *regs)
 {

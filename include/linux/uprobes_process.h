@@ -21,6 +21,7 @@
 struct inode;
 struct mm_struct;
 struct pt_regs;
+struct task_struct;
 struct uprobe_point;
 
 /**
@@ -51,6 +52,52 @@ struct process_uprobe {
 	int state;			/* enum uprobe_state, uprobes_process.c */
 };
 
+struct uretprobe_instance;
+struct uretprobe_pool;
+
+/**
+ * struct uretprobe - a probe on the returns of one function of one process
+ * @up: @up.pid and @up.vaddr name the process and the function's first
+ *	instruction; @up.registration_callback, if set, is called as for a
+ *	delayed register_uprobe(); the other fields of @up are the layer's
+ * @handler: run in the probed thread each time the function returns, with
+ *	@regs as the return left them (the return value in the arch's
+ *	return register, ip at the address returned to); it may sleep
+ * @maxactive: how many calls of the function may be in flight at once in
+ *	the process, each holding an instance; 0 asks for a default.  A call
+ *	made when all are taken is not probed and counts in @nmissed
+ * @nmissed: calls whose return was not probed (no instance free, or the
+ *	return address could not be read or written)
+ *
+ * The caller sets @up.pid, @up.vaddr, @handler and, if it likes,
+ * @maxactive and @up.registration_callback, and leaves the rest zeroed.
+ */
+struct uretprobe {
+	struct process_uprobe up;
+	void (*handler)(struct uretprobe_instance *ri, struct pt_regs *regs);
+	int maxactive;
+	unsigned long nmissed;
+
+	/* private: reserved for the uprobes layer */
+	struct uretprobe_pool *pool;
+	void (*user_callback)(struct process_uprobe *u, int reg, int result);
+};
+
+/**
+ * struct uretprobe_instance - one call in flight of a uretprobe's function
+ * @rp: the probe (valid while the handler runs)
+ * @ret_addr: where the function returns to
+ */
+struct uretprobe_instance {
+	struct uretprobe *rp;
+	unsigned long ret_addr;
+
+	/* private: reserved for the uprobes layer */
+	struct uretprobe_pool *pool;
+	unsigned long stack;		/* where the return address was */
+	struct uretprobe_instance *next; /* the thread's, or the free list */
+};
+
 #ifdef CONFIG_UPROBES
 int register_uprobe(struct process_uprobe *u);
 void unregister_uprobe(struct process_uprobe *u);
@@ -65,6 +112,26 @@ static inline int register_uprobe(struct process_uprobe *u)
 }
 
 static inline void unregister_uprobe(struct process_uprobe *u)
+{
+}
+#endif
+
+/* return probes need the memory engine's trampoline page */
+#ifdef CONFIG_UPROBES_MEM
+int register_uretprobe(struct uretprobe *rp);
+void unregister_uretprobe(struct uretprobe *rp);
+void uprobe_ret_task_exit(struct task_struct *t);
+#else
+static inline int register_uretprobe(struct uretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_uretprobe(struct uretprobe *rp)
+{
+}
+
+static inline void uprobe_ret_task_exit(struct task_struct *t)
 {
 }
 #endif

@@ -7,13 +7,16 @@
  * <linux/uprobes_mem.h>, the hit-path inlines in <asm/uprobes_mem.h>.
  */
 #include <linux/errno.h>
+#include <linux/ptrace.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
 #include <linux/uprobes.h>
 #include <linux/uprobes_mem.h>
 #include <asm/insn.h>
 #include <asm/mmu_context.h>
+#include <asm/shstk.h>
 
 /* arch_uprobe_mem_mm_ok(): the engine runs 64-bit code only */
 bool arch_uprobe_mem_mm_ok(struct mm_struct *mm)
@@ -197,4 +200,47 @@ bool arch_uprobe_mem_build_slot(const struct arch_uprobe_mem_insn *ai,
 	memset(b + len + 2, 0, 4);
 	memcpy(b + len + 6, &next, sizeof(next));
 	return true;
+}
+
+/* the return address's size: a 32-bit process's call pushes four bytes */
+static unsigned int ret_word(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs) ? 8 : 4;
+}
+
+/*
+ * arch_uprobe_ret_hijack(): the word at sp, then the shadow stack's last
+ * frame (shstk_update_last_frame() does nothing for a thread without
+ * one); the word is put back if that fails.
+ */
+int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
+			   unsigned long *ret)
+{
+	unsigned int n = ret_word(regs);
+	unsigned long orig = 0;
+
+	if (copy_from_user(&orig, (void __user *)regs->sp, n))
+		return -EFAULT;
+	if (orig == tramp) {
+		*ret = orig;
+		return 0;
+	}
+	if (copy_to_user((void __user *)regs->sp, &tramp, n))
+		return -EFAULT;
+	if (shstk_update_last_frame(tramp)) {
+		if (copy_to_user((void __user *)regs->sp, &orig, n))
+			force_sig(SIGSEGV);
+		return -EFAULT;
+	}
+	*ret = orig;
+	return 0;
+}
+
+/* arch_uprobe_ret_restore(): the word alone (see uprobe_ret_fork()) */
+void arch_uprobe_ret_restore(unsigned long stack, unsigned long ret)
+{
+	unsigned int n = ret_word(current_pt_regs());
+
+	if (copy_to_user((void __user *)stack, &ret, n))
+		force_sig(SIGSEGV);
 }

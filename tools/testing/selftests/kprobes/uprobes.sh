@@ -570,6 +570,110 @@ c_uevent_errnos() {
 	uev_bad "P:kptp/bad $PA:$A_lea x=@+0" "Invalid argument" "Invalid file offset"
 	result_r "P: event with a file-offset argument (@+0): EINVAL, nothing defined" $?
 }
+# --- return probes: register_uretprobe() ------------------------------------
+# rg SLOT KEY: a counter of the driver's uretprobe slot
+rg() { grep "^r$1 " $C | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+rshow() { grep "^r$1 " $C | sed 's/^/# /'; }
+c_ret_hits() {
+	ctl rset 0 "$PA" "$A_lea" count; ctl rreg 0
+	r=0
+	[ "$(rg 0 ret)" = 0 ] &&
+		grep -q "^$PA  $A_lea  .*  \[ACTIVE\]  return rhandler \[kpt_uprobes\]" $L || r=1
+	ta call lea 100
+	[ "$R" = "sum 5050 bad 0" ] && [ "$(rg 0 hits)" = 100 ] && [ "$(rg 0 ax)" = 100 ] &&
+		[ "$(rg 0 ipbad)" = 0 ] && [ "$(rg 0 ra)" != 0x0 ] && [ "$(rg 0 nmissed)" = 0 ] || r=1
+	ta threads lea 4 250
+	[ "$R" = "sum 125500 bad 0" ] && [ "$(rg 0 hits)" = 1100 ] || r=1
+	ctl runreg 0
+	ta call lea 10
+	[ "$(rg 0 hits)" = 1100 ] && ! grep -q "return rhandler" $L || r=1
+	[ $r = 0 ] || rshow 0
+	result_r "uretprobe on file text: 100 calls then 4 threads x 250, one return hit each," 		"ax the return value, ip the return address; none after unregistration" $r
+}
+c_ret_recursion() {
+	ctl rset 1 "$PA" "$A_rec" count; ctl rreg 1
+	ta rec x 20
+	r=0
+	[ "$R" = "bad 0" ] && [ "$(rg 1 hits)" = 420 ] && [ "$(rg 1 ax)" = 210 ] &&
+		[ "$(rg 1 nmissed)" = 0 ] && [ "$(rg 1 ipbad)" = 0 ] || r=1
+	ctl runreg 1
+	[ $r = 0 ] || rshow 1
+	result_r "recursion 20 deep, 20 times: 420 return hits, innermost first (the last one" 		"returns the sum, 210)" $r
+}
+c_ret_maxactive() {
+	ctl rset 1 "$PA" "$A_rec" count 5; ctl rreg 1
+	ta rec x 10
+	r=0
+	[ "$R" = "bad 0" ] && [ "$(rg 1 hits)" = 50 ] && [ "$(rg 1 nmissed)" = 60 ] || r=1
+	ctl runreg 1
+	[ $r = 0 ] || rshow 1
+	result_r "maxactive 5, calls nested 11 deep, 10 times: 50 probed returns, 60 in nmissed," 		"results intact" $r
+}
+c_ret_longjmp() {
+	ctl rset 1 "$PA" "$A_ljmp" count 4; ctl rreg 1
+	ta ljmp x 100
+	r=0
+	[ "$R" = "ret 5 bad 0" ] && [ "$(rg 1 hits)" = 1 ] && [ "$(rg 1 ax)" = 5 ] &&
+		[ "$(rg 1 nmissed)" = 0 ] || r=1
+	ctl runreg 1
+	[ $r = 0 ] || rshow 1
+	result_r "100 calls left by longjmp() with 4 instances, then one that returns: the" 		"abandoned instances are reclaimed, one hit, none missed" $r
+}
+c_ret_fork() {
+	ctl rset 1 "$PA" "$A_rfork" count; ctl rreg 1
+	ta rfork
+	r=0
+	[ "$R" = "ret 8 status 0" ] && [ "$(rg 1 hits)" = 1 ] && [ "$(rg 1 ax)" = 8 ] || r=1
+	ctl runreg 1
+	[ $r = 0 ] || rshow 1
+	result_r "fork inside a probed call: the child returns to its real address (exit 0)," 		"the parent's return is the one hit" $r
+}
+c_ret_jit() {
+	jit rx; a=$(jaddr jlea)
+	ctl rset 2 "$PA" "$a" count; ctl rreg 2
+	ta threads jlea 4 250
+	r=0
+	[ "$(rg 2 ret)" = 0 ] && [ "$R" = "sum 125500 bad 0" ] && [ "$(rg 2 hits)" = 1000 ] &&
+		[ "$(rg 2 ax)" = 250 ] && [ "$(rg 2 ipbad)" = 0 ] || r=1
+	ctl runreg 2
+	[ "$(bytes "$PA" "$a" 4)" = 488d4701 ] || r=1
+	[ $r = 0 ] || rshow 2
+	result_r "uretprobe on anonymous JIT code, 4 threads x 250 calls: 1000 return hits," 		"results intact, bytes original after" $r
+}
+c_ret_selfunreg() {
+	ctl rset 1 "$PA" "$A_lea" selfunreg; ctl rreg 1
+	ta call lea 5
+	r=0
+	[ "$R" = "sum 15 bad 0" ] && [ "$(rg 1 hits)" = 1 ] && [ "$(rg 1 cbunreg)" = 1 ] &&
+		[ "$(rg 1 cbres)" = 0 ] && ! grep -q "return rhandler" $L || r=1
+	ctl runreg 1
+	[ $r = 0 ] || rshow 1
+	result_r "a return handler unregisters its probe: delayed, one callback (0, 0), no more" 		"hits" $r
+}
+# rbad WANT NAME SETUP...: register_uretprobe() refused with WANT, nothing changed
+rbad() {
+	want=$1 name=$2; shift 2
+	snapshot
+	ctl rset 3 "$@"; ctl rreg 3
+	got=$(rg 3 ret)
+	[ "$got" = "$want" ] && unchanged
+	r=$?
+	[ $r -eq 0 ] || diag "got $got"
+	result_r "uretprobe: $name" $r
+}
+c_ret_errnos() {
+	rbad -22 "no handler: -EINVAL" "$PA" "$A_lea" none
+	rbad -22 "maxactive -1: -EINVAL" "$PA" "$A_lea" count -1
+	rbad -22 "maxactive 4097: -EINVAL" "$PA" "$A_lea" count 4097
+	rbad -3 "no such pid: -ESRCH" 99999 "$A_lea" count
+	rbad -14 "an unmapped address: -EFAULT" "$PA" 0x10000 count
+	ctl rset 3 "$PA" "$A_lea" count; ctl rreg 3
+	snapshot
+	ctl rreg 3
+	[ "$(rg 3 ret)" = -16 ] && unchanged
+	result_r "uretprobe: registering a registered one again: -EBUSY" $?
+	ctl runreg 3
+}
 c_exec() {
 	ctl set 1 "$PA" "$A_lea" count; ctl reg 1
 	ctl set 2 "$PA" "$A_push" count; ctl reg 2
@@ -656,10 +760,12 @@ API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_k
 c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail c_signals
 c_sigwait c_errnos c_jit_hits c_jit_sigwait c_jit_kinds c_jit_vex c_jit_fork
 c_jit_rewrite c_jit_tail c_jit_unmap c_jit_mremap c_jit_fault c_jit_fpe c_wx c_front
-c_coexist c_uevent c_uevent_jit c_uevent_errnos c_exec c_exit c_churn c_jit_churn
-c_exit_race c_sample c_empty"
-# c_errnos reports 11 results, c_uevent_errnos 4, the others one each
-n_api=$(($(echo $API_CASES | wc -w) + 13))
+c_coexist c_uevent c_uevent_jit c_uevent_errnos c_ret_hits c_ret_recursion
+c_ret_maxactive c_ret_longjmp c_ret_fork c_ret_jit c_ret_selfunreg c_ret_errnos
+c_exec c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
+# c_errnos reports 11 results, c_uevent_errnos 4, c_ret_errnos 6, the
+# others one each
+n_api=$(($(echo $API_CASES | wc -w) + 18))
 plan $((n_api + 5))
 c_tracefs_baseline
 c_consumer

@@ -41,6 +41,26 @@ struct slot {
 };
 
 static struct slot slots[NSLOTS];
+
+/* uretprobe slots: register_uretprobe() on a function's first instruction */
+#define NRSLOTS	4
+enum rmode { R_COUNT, R_SELFUNREG, R_NONE, R_SLEEP };
+static const char * const rmode_names[] = {
+	"count", "selfunreg", "none", "sleep",
+};
+
+struct rslot {
+	struct uretprobe rp;
+	int mode;
+	atomic_t hits;
+	unsigned long last_ax, last_ra, last_ip;
+	long ip_bad;		/* handler runs with ip != ri->ret_addr */
+	int ret;
+	atomic_t cb_reg, cb_unreg;
+	int cb_result;
+};
+
+static struct rslot rslots[NRSLOTS];
 static DEFINE_MUTEX(ctl_mutex);
 static atomic_t seq_n;
 static int seq[NSEQ];
@@ -108,6 +128,62 @@ static void handler(struct process_uprobe *u, struct pt_regs *regs)
 		}
 		break;
 	}
+}
+
+static void rhandler(struct uretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rslot *r = container_of(ri->rp, struct rslot, rp);
+	int n = atomic_inc_return(&r->hits);
+
+	r->last_ax = regs->ax;
+	r->last_ra = ri->ret_addr;
+	r->last_ip = regs->ip;
+	if (regs->ip != ri->ret_addr)
+		r->ip_bad++;
+	if (r->mode == R_SELFUNREG && n == 1)
+		unregister_uretprobe(ri->rp);
+	else if (r->mode == R_SLEEP)
+		usleep_range(200, 400);
+}
+
+static void rcallback(struct process_uprobe *u, int reg, int result)
+{
+	struct rslot *r = container_of(u, struct rslot, rp.up);
+
+	atomic_inc(reg ? &r->cb_reg : &r->cb_unreg);
+	r->cb_result = result;
+}
+
+/*
+ * "rset ID PID VADDR MODE [MAXACTIVE]": a fresh uretprobe on the function
+ * at VADDR; modes: count (record ax, the return address and ip), sleep,
+ * selfunreg (unregister_uretprobe() from its first return), none (no
+ * handler: register_uretprobe() must refuse).
+ */
+static int cmd_rset(struct rslot *r, char *mode, long pid, unsigned long vaddr,
+		    long maxactive)
+{
+	int m = match_string(rmode_names, ARRAY_SIZE(rmode_names), mode);
+
+	if (m < 0)
+		return -EINVAL;
+	memset(&r->rp, 0, sizeof(r->rp));
+	r->rp.up.pid = pid;
+	r->rp.up.vaddr = vaddr;
+	r->rp.up.registration_callback = rcallback;
+	r->rp.handler = m == R_NONE ? NULL : rhandler;
+	r->rp.maxactive = maxactive;
+	r->mode = m;
+	atomic_set(&r->hits, 0);
+	atomic_set(&r->cb_reg, 0);
+	atomic_set(&r->cb_unreg, 0);
+	r->last_ax = 0;
+	r->last_ra = 0;
+	r->last_ip = 0;
+	r->ip_bad = 0;
+	r->ret = 0;
+	r->cb_result = 0;
+	return 0;
 }
 
 static void fast_handler(struct process_uprobe *u, struct pt_regs *regs)
@@ -209,6 +285,8 @@ static void churn(struct slot *s, long n, long ms)
  *   churn ID N [MS]                      N x (register, unregister), each
  *                                        held MS milliseconds (default 0)
  *   seq                                  clear the order record
+ *   rset ID PID VADDR MODE [MAXACTIVE]   configure a uretprobe slot
+ *   rreg ID / runreg ID                  register_ / unregister_uretprobe
  */
 static ssize_t ctl_write(struct file *f, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
@@ -235,6 +313,23 @@ static ssize_t ctl_write(struct file *f, const char __user *ubuf,
 	mutex_lock(&ctl_mutex);
 	if (!strncmp(buf, "seq", 3)) {
 		atomic_set(&seq_n, 0);
+		goto out;
+	}
+	if (buf[0] == 'r' && sscanf(buf, "%*s %u", &id) == 1 && id < NRSLOTS &&
+	    (!strncmp(buf, "rset ", 5) || !strncmp(buf, "rreg ", 5) ||
+	     !strncmp(buf, "runreg ", 7))) {
+		struct rslot *r = &rslots[id];
+
+		n = 0;
+		if (sscanf(buf, "rset %u %ld %lx %15s %ld", &id, &pid, &vaddr,
+			   mode, &n) >= 4)
+			ret = cmd_rset(r, mode, pid, vaddr, n);
+		else if (!strncmp(buf, "rreg ", 5))
+			r->ret = register_uretprobe(&r->rp);
+		else if (!strncmp(buf, "runreg ", 7))
+			unregister_uretprobe(&r->rp);
+		else
+			ret = -EINVAL;
 		goto out;
 	}
 	if (sscanf(buf, "%*s %u", &id) != 1 || id >= NSLOTS) {
@@ -283,6 +378,15 @@ static int ctl_show(struct seq_file *m, void *v)
 			   s->kp_ret, atomic_read(&kp_hits), s->churn_ok,
 			   s->churn_fail);
 	}
+	for (i = 0; i < NRSLOTS; i++) {
+		struct rslot *r = &rslots[i];
+
+		seq_printf(m, "r%d ret=%d hits=%d ax=%ld ra=0x%lx ip=0x%lx ipbad=%ld nmissed=%lu cbreg=%d cbunreg=%d cbres=%d\n",
+			   i, r->ret, atomic_read(&r->hits), (long)r->last_ax,
+			   r->last_ra, r->last_ip, r->ip_bad, r->rp.nmissed,
+			   atomic_read(&r->cb_reg), atomic_read(&r->cb_unreg),
+			   r->cb_result);
+	}
 	seq_puts(m, "seq:");
 	for (i = 0; i < n; i++)
 		seq_printf(m, " %d", seq[i]);
@@ -320,6 +424,8 @@ static void __exit kpt_uprobes_exit(void)
 	int i;
 
 	debugfs_remove_recursive(dir);
+	for (i = 0; i < NRSLOTS; i++)
+		unregister_uretprobe(&rslots[i].rp);
 	for (i = 0; i < NSLOTS; i++) {
 		unregister_uprobe(&slots[i].u);
 		if (slots[i].kp_on)

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Per-process uprobes: return probes, register_uretprobe() (the seed's
+ * TODO "b. Support return probes").  A uretprobe is a per-process probe
+ * on the function's first instruction whose handler (uret_entry()) takes
+ * an instance from the probe's pool and puts the address of a trampoline
+ * in place of the return address on the user stack.  The trampoline is a
+ * page of breakpoints the memory engine maps into the process
+ * (uprobe_mem_ret_tramp()); the return traps there, and the breakpoint
+ * exception, in one pass (uprobe_ret_trap()), runs the handler and sends
+ * the thread on to the real return address.  Both engines' entry hits
+ * work the same way: the entry is an ordinary process_uprobe.
+ *
+ * Each thread keeps its instances in flight as a stack (struct
+ * uret_thread), innermost first, found by task in a hash table; only the
+ * thread itself pushes or pops it.  An instance records where the return
+ * address was (the stack word), which is how frames a longjmp() skipped
+ * are told apart from the one returning: every instance below the stack
+ * pointer at the trampoline has been returned from or abandoned, the
+ * highest of them is the one returning now (a "ret $n" pops more, and is
+ * still found), the ones below it are reclaimed without their handler.
+ * A call that enters the probed function again at the same stack word (a
+ * tail call from a probed function) finds the trampoline there already:
+ * its instance takes the real return address of the one it shares the
+ * word with, and both handlers run, innermost first.
+ *
+ * Pools outlive their probe: a thread may be deep in a probed call when
+ * the probe goes, and its return must still reach the real address.  An
+ * instance holds a reference on its pool; unregister_uretprobe() clears
+ * pool->rp, after which no handler runs and no instance is taken, and
+ * drops the registration's reference.
+ *
+ * Locks: uret_lock (a spinlock) guards the hash table's writers; the hit
+ * paths find their thread under RCU.  A pool's free list and its probe's
+ * nmissed are under pool->lock.  Return handlers run under the memory
+ * engine's SRCU (uprobe_mem_int3()), which uprobe_site_sync() waits for.
+ */
+#include <linux/hashtable.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/uprobes_mem.h>
+
+#include "uprobes_process.h"
+#include "uprobes_mem.h"
+
+#define URET_DEFAULT_ACTIVE	64
+#define URET_MAX_ACTIVE		4096
+
+/* A uretprobe's instances, and what outlives the probe of them. */
+struct uretprobe_pool {
+	spinlock_t lock;			/* @free, and rp->nmissed */
+	struct uretprobe_instance *free;	/* under @lock */
+	struct uretprobe *rp;		/* NULL once unregistration began */
+	refcount_t ref;			/* registration + instances out */
+	unsigned long tramp;		/* the process's trampoline, or 0 */
+	bool unreg_delayed;		/* put by the callback, not the caller */
+	struct uretprobe_instance ri[];
+};
+
+/* One thread's instances in flight, innermost first. */
+struct uret_thread {
+	struct hlist_node hnode;	/* in uret_threads, RCU */
+	struct task_struct *task;
+	struct uretprobe_instance *top;	/* only the thread changes it */
+	unsigned long tramp;		/* its process's trampoline */
+	struct rcu_head rcu;
+};
+
+/*
+ * utask->auprobe while a return handler runs: uprobe_site_in_handler()
+ * then delays what the handler asks of the layer, as in an entry
+ * handler.  No code reads it as an instruction.
+ */
+static struct arch_uprobe uret_auprobe;
+
+static DEFINE_SPINLOCK(uret_lock);
+static DEFINE_HASHTABLE(uret_threads, 7);
+atomic_t uprobe_ret_threads;		/* records: the trap's quick way out */
+
+static struct uret_thread *uret_thread_find(struct task_struct *t)
+{
+	struct uret_thread *th;
+
+	hash_for_each_possible_rcu(uret_threads, th, hnode, (unsigned long)t)
+		if (th->task == t)
+			return th;
+	return NULL;
+}
+
+static void pool_put(struct uretprobe_pool *pool)
+{
+	if (refcount_dec_and_test(&pool->ref))
+		kfree(pool);
+}
+
+/* An instance back to its pool: a thread's that returned or went away. */
+static void ri_recycle(struct uretprobe_instance *ri)
+{
+	struct uretprobe_pool *pool = ri->pool;
+
+	if (!pool) {		/* a copy for a vfork child: its own */
+		kfree(ri);
+		return;
+	}
+	spin_lock(&pool->lock);
+	ri->next = pool->free;
+	pool->free = ri;
+	spin_unlock(&pool->lock);
+	pool_put(pool);
+}
+
+static struct uretprobe_instance *ri_get(struct uretprobe_pool *pool,
+					 struct uretprobe *rp)
+{
+	struct uretprobe_instance *ri;
+
+	spin_lock(&pool->lock);
+	ri = pool->free;
+	if (ri) {
+		pool->free = ri->next;
+		refcount_inc(&pool->ref);
+	} else {
+		rp->nmissed++;
+	}
+	spin_unlock(&pool->lock);
+	return ri;
+}
+
+static void uret_missed(struct uretprobe_pool *pool, struct uretprobe *rp)
+{
+	spin_lock(&pool->lock);
+	rp->nmissed++;
+	spin_unlock(&pool->lock);
+}
+
+/* current's thread record, made on its first probed call */
+static struct uret_thread *uret_thread_get(unsigned long tramp)
+{
+	struct uret_thread *th;
+
+	rcu_read_lock();
+	th = uret_thread_find(current);
+	rcu_read_unlock();
+	if (th)
+		return th;
+	/* a return handler marks utask->auprobe: have one */
+	if (!uprobe_get_utask())
+		return NULL;
+	th = kzalloc(sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return NULL;
+	th->task = current;
+	th->tramp = tramp;
+	spin_lock(&uret_lock);
+	hash_add_rcu(uret_threads, &th->hnode, (unsigned long)current);
+	spin_unlock(&uret_lock);
+	atomic_inc(&uprobe_ret_threads);
+	return th;
+}
+
+/* Instances below @stack were abandoned (longjmp()): back to the pools. */
+static void uret_reclaim_below(struct uret_thread *th, unsigned long stack)
+{
+	struct uretprobe_instance *ri;
+
+	while ((ri = th->top) && ri->stack < stack) {
+		th->top = ri->next;
+		ri_recycle(ri);
+	}
+}
+
+/*
+ * The entry's handler, in the probed thread at the function's first
+ * instruction (either engine's hit, task context):
+ *
+ * 1. The process's trampoline, mapped on the first call (it may sleep).
+ * 2. Instances of frames below this one were abandoned: reclaimed (and
+ *    those at its stack word, once a real return address is found there).
+ * 3. An instance from the pool, or the call counts in nmissed.
+ * 4. The arch swaps the return address for the trampoline's
+ *    (arch_uprobe_ret_hijack()); if the trampoline was there already (a
+ *    tail call at the same stack word), the real one is the instance's
+ *    beneath.
+ * 5. Pushed on the thread's stack of instances.
+ */
+static void uret_entry(struct process_uprobe *u, struct pt_regs *regs)
+{
+	struct uretprobe *rp = container_of(u, struct uretprobe, up);
+	struct uretprobe_pool *pool = READ_ONCE(rp->pool);
+	struct uretprobe_instance *ri;
+	unsigned long tramp, ret, stack = user_stack_pointer(regs);
+	struct uret_thread *th;
+
+	if (!pool || !READ_ONCE(pool->rp))
+		return;
+	tramp = READ_ONCE(pool->tramp);
+	if (!tramp) {
+		tramp = uprobe_mem_ret_tramp(current->mm);
+		if (!tramp) {
+			uret_missed(pool, rp);
+			return;
+		}
+		WRITE_ONCE(pool->tramp, tramp);
+	}
+	th = uret_thread_get(tramp);
+	if (!th || th->tramp != tramp) {
+		uret_missed(pool, rp);
+		return;
+	}
+	uret_reclaim_below(th, stack);
+	ri = ri_get(pool, rp);
+	if (!ri)
+		return;
+	if (arch_uprobe_ret_hijack(regs, tramp, &ret)) {
+		ri_recycle(ri);
+		uret_missed(pool, rp);
+		return;
+	}
+	if (ret == tramp) {
+		if (!th->top || th->top->stack != stack) {
+			/* the trampoline, but no instance of ours there */
+			ri_recycle(ri);
+			uret_missed(pool, rp);
+			return;
+		}
+		ret = th->top->ret_addr;
+	} else {
+		/* a new call wrote this word: instances at it were abandoned */
+		uret_reclaim_below(th, stack + 1);
+	}
+	ri->rp = rp;
+	ri->ret_addr = ret;
+	ri->stack = stack;
+	ri->next = th->top;
+	th->top = ri;
+}
+
+/*
+ * Not one of current's instances: the trampoline with nothing to return
+ * to (a thread that was not probed jumped there).  What the CPU would do
+ * with no code there, since there is none: SIGILL, as 6.12's uretprobes
+ * send.
+ */
+static bool uret_stray(struct pt_regs *regs, unsigned long bp)
+{
+	if (!uprobe_mem_is_ret_tramp(current->mm, bp))
+		return false;
+	force_sig(SIGILL);
+	return true;
+}
+
+/**
+ * uprobe_ret_trap - a user breakpoint: the return trampoline?
+ * @regs: the trap's registers
+ * @bp: the breakpoint's address
+ *
+ * Called by uprobe_mem_int3() with interrupts on, under the memory
+ * engine's SRCU.  The steps:
+ *
+ * 1. current's instances: none, or another address, and the breakpoint is
+ *    not ours unless it is in a trampoline page (uret_stray()).
+ * 2. The one returning is the highest below the stack pointer; those
+ *    below it were abandoned and are reclaimed.
+ * 3. ip goes to its real return address; the handlers of the instances
+ *    at that stack word run, innermost first, while their probe is
+ *    registered; the instances go back to their pools.
+ *
+ * Context: the breakpoint exception from user mode, interrupts on; may
+ * sleep (in the handlers).
+ * Return: true if the breakpoint was a trampoline's.
+ */
+bool uprobe_ret_trap(struct pt_regs *regs, unsigned long bp)
+{
+	unsigned long sp = user_stack_pointer(regs), at = 0;
+	struct uprobe_task *utask = current->utask;
+	struct uretprobe_instance *ri;
+	struct uret_thread *th;
+	struct uretprobe *rp;
+
+	rcu_read_lock();
+	th = uret_thread_find(current);
+	rcu_read_unlock();
+	/* the thread's own record: it alone frees it (uprobe_ret_task_exit()) */
+	if (!th || bp != th->tramp)
+		return uret_stray(regs, bp);
+	for (ri = th->top; ri && ri->stack < sp; ri = ri->next)
+		at = ri->stack;
+	if (!at) {
+		force_sig(SIGILL);
+		return true;
+	}
+	uret_reclaim_below(th, at);
+	instruction_pointer_set(regs, th->top->ret_addr);
+	while ((ri = th->top) && ri->stack == at) {
+		th->top = ri->next;
+		rp = ri->pool ? READ_ONCE(ri->pool->rp) : NULL;
+		if (rp && utask) {
+			ri->rp = rp;
+			utask->auprobe = &uret_auprobe;
+			rp->handler(ri, regs);
+			utask->auprobe = NULL;
+		}
+		ri_recycle(ri);
+	}
+	return true;
+}
+
+/**
+ * uprobe_ret_handler - the return handler of a uretprobe's entry probe
+ * @u: a per-process probe
+ *
+ * For uprobes/list, which names a uretprobe's handler, not its entry's.
+ *
+ * Return: @u's uretprobe's handler, or NULL if @u is not a uretprobe's.
+ */
+void *uprobe_ret_handler(struct process_uprobe *u)
+{
+	if (u->handler != uret_entry)
+		return NULL;
+	return container_of(u, struct uretprobe, up)->handler;
+}
+
+/**
+ * uprobe_ret_task_exit - a thread exits or execs: its instances go
+ * @t: the thread (current)
+ *
+ * Called from uprobe_free_utask().  Its stack and its return addresses go
+ * with it (exit), or with the old image (exec).
+ *
+ * Context: process context, no locks held.
+ */
+void uprobe_ret_task_exit(struct task_struct *t)
+{
+	struct uret_thread *th;
+
+	if (!atomic_read(&uprobe_ret_threads))
+		return;
+	rcu_read_lock();
+	th = uret_thread_find(t);
+	rcu_read_unlock();
+	if (!th)
+		return;
+	spin_lock(&uret_lock);
+	hash_del_rcu(&th->hnode);
+	spin_unlock(&uret_lock);
+	atomic_dec(&uprobe_ret_threads);
+	uret_reclaim_below(th, ULONG_MAX);
+	kfree_rcu(th, rcu);
+}
+
+/* A fork child's return addresses to put back: (stack word, address). */
+struct uret_fixup {
+	struct callback_head twork;
+	unsigned int nr;
+	struct {
+		unsigned long stack, ret_addr;
+	} e[];
+};
+
+/* In the child, before it first returns to user space. */
+static void uret_fixup_work(struct callback_head *head)
+{
+	struct uret_fixup *f = container_of(head, struct uret_fixup, twork);
+	unsigned int i;
+
+	for (i = 0; i < f->nr; i++)
+		arch_uprobe_ret_restore(f->e[i].stack, f->e[i].ret_addr);
+	kfree(f);
+}
+
+/*
+ * A vfork child runs on its parent's stack, in the same mm, so it may
+ * return through the parent's probed frames: it gets copies of the
+ * instances, which send it to the real addresses and run no handler (the
+ * parent's calls return in the parent).
+ */
+static void uret_fork_vfork(struct task_struct *t, struct uret_thread *pth)
+{
+	struct uretprobe_instance *ri, *c, **tail;
+	struct uret_thread *th;
+
+	th = kzalloc(sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return;
+	th->task = t;
+	th->tramp = pth->tramp;
+	tail = &th->top;
+	for (ri = pth->top; ri; ri = ri->next) {
+		c = kmemdup(ri, sizeof(*ri), GFP_KERNEL);
+		if (!c)
+			break;
+		c->pool = NULL;
+		c->next = NULL;
+		*tail = c;
+		tail = &c->next;
+	}
+	spin_lock(&uret_lock);
+	hash_add_rcu(uret_threads, &th->hnode, (unsigned long)t);
+	spin_unlock(&uret_lock);
+	atomic_inc(&uprobe_ret_threads);
+}
+
+/**
+ * uprobe_ret_fork - a new task: what of current's probed calls it sees
+ * @t: the new task
+ * @flags: its clone flags
+ *
+ * A new thread starts on a stack of its own: nothing.  A fork child has
+ * a copy of the stack with the trampoline's address in it, but not the
+ * probes (they are per process) nor the trampoline (the memory engine's
+ * pages are not copied): its return addresses are put back before it
+ * runs (uret_fixup_work()).  A vfork child shares the stack: it gets
+ * copies of the instances (uret_fork_vfork()).
+ *
+ * Context: copy_process(), in the parent.
+ */
+void uprobe_ret_fork(struct task_struct *t, unsigned long flags)
+{
+	struct uretprobe_instance *ri;
+	struct uret_fixup *f;
+	struct uret_thread *th;
+	unsigned int n = 0;
+
+	if (!atomic_read(&uprobe_ret_threads))
+		return;
+	rcu_read_lock();
+	th = uret_thread_find(current);
+	rcu_read_unlock();
+	if (!th || !th->top)
+		return;
+	if (flags & CLONE_VM) {
+		if (flags & CLONE_VFORK)
+			uret_fork_vfork(t, th);
+		return;
+	}
+	for (ri = th->top; ri; ri = ri->next)
+		n++;
+	f = kmalloc(struct_size(f, e, n), GFP_KERNEL);
+	if (!f)
+		return;
+	f->nr = 0;
+	for (ri = th->top; ri; ri = ri->next) {
+		f->e[f->nr].stack = ri->stack;
+		f->e[f->nr].ret_addr = ri->ret_addr;
+		f->nr++;
+	}
+	init_task_work(&f->twork, uret_fixup_work);
+	if (task_work_add(t, &f->twork, TWA_RESUME))
+		kfree(f);
+}
+
+/* Our registration callback: the pool follows delayed operations. */
+static void uret_callback(struct process_uprobe *u, int reg, int result)
+{
+	struct uretprobe *rp = container_of(u, struct uretprobe, up);
+	struct uretprobe_pool *pool = rp->pool;
+	void (*cb)(struct process_uprobe *u, int reg, int result);
+
+	cb = rp->user_callback;
+	if ((reg && result) || (!reg && pool && pool->unreg_delayed)) {
+		rp->pool = NULL;
+		if (pool)
+			pool_put(pool);
+	}
+	if (cb)
+		cb(u, reg, result);
+}
+
+/**
+ * register_uretprobe - probe the returns of a function of one process
+ * @rp: the probe: @rp->up.pid and @rp->up.vaddr (the function's first
+ *	instruction), @rp->handler, and optionally @rp->maxactive and
+ *	@rp->up.registration_callback; the rest zeroed
+ *
+ * From a uprobe handler the registration is delayed, as for
+ * register_uprobe(): -EINPROGRESS, then the callback with the result.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 on success, -EINPROGRESS if delayed, or as register_uprobe(),
+ * and: -EINVAL for a NULL @rp or handler, @rp->up.handler set, or
+ * @rp->maxactive < 0 or > 4096; -EBUSY if @rp is registered; -ENOMEM.
+ * On an error @rp is as it was.
+ */
+int register_uretprobe(struct uretprobe *rp)
+{
+	struct uretprobe_pool *pool;
+	int n, i, ret;
+
+	if (rp && rp->pool)
+		return -EBUSY;
+	if (!rp || !rp->handler || rp->up.handler || rp->maxactive < 0 ||
+	    rp->maxactive > URET_MAX_ACTIVE)
+		return -EINVAL;
+	n = rp->maxactive ?: URET_DEFAULT_ACTIVE;
+	pool = kzalloc(struct_size(pool, ri, n), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	spin_lock_init(&pool->lock);
+	refcount_set(&pool->ref, 1);
+	for (i = 0; i < n; i++) {
+		pool->ri[i].pool = pool;
+		pool->ri[i].next = pool->free;
+		pool->free = &pool->ri[i];
+	}
+	pool->rp = rp;
+	rp->pool = pool;
+	rp->user_callback = rp->up.registration_callback;
+	rp->up.registration_callback = uret_callback;
+	rp->up.handler = uret_entry;
+	ret = register_uprobe(&rp->up);
+	if (ret && ret != -EINPROGRESS) {
+		rp->up.handler = NULL;
+		rp->up.registration_callback = rp->user_callback;
+		rp->user_callback = NULL;
+		rp->pool = NULL;
+		kfree(pool);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_uretprobe);
+
+/**
+ * unregister_uretprobe - stop probing the returns of a function
+ * @rp: a probe registered by register_uretprobe(), or one that is not
+ *	(a no-op)
+ *
+ * No handler of @rp runs once this returns, and no call takes an
+ * instance; calls in flight still return to their real addresses.  From
+ * a uprobe handler it is delayed, as unregister_uprobe() is: @rp may be
+ * reused or freed once its registration_callback ran.
+ *
+ * Context: process context, may sleep.
+ */
+void unregister_uretprobe(struct uretprobe *rp)
+{
+	struct uretprobe_pool *pool;
+	bool delayed;
+
+	if (!rp || !rp->pool)
+		return;
+	pool = rp->pool;
+	WRITE_ONCE(pool->rp, NULL);
+	delayed = uprobe_site_in_handler();
+	pool->unreg_delayed = delayed;
+	unregister_uprobe(&rp->up);
+	if (delayed)
+		return;
+	/* handlers that saw pool->rp before it was cleared */
+	uprobe_site_sync();
+	rp->pool = NULL;
+	rp->up.handler = NULL;
+	rp->up.registration_callback = rp->user_callback;
+	rp->user_callback = NULL;
+	pool_put(pool);
+}
+EXPORT_SYMBOL_GPL(unregister_uretprobe);
