@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The event side of "w:" and "P:" probe events (trace_dynprobe.h): the
- * record (the ip, then the fetch-args), its format and printing, enabling
+ * record (the ip, or a return event's function and return address, then
+ * the fetch-args), its format and printing, enabling
  * for ftrace and perf, and the dynamic_events entry (definition as
  * written, lookup, registration and deletion).
  *
@@ -40,6 +41,18 @@ print_dynprobe_event(struct trace_iterator *iter, int flags,
 	if (WARN_ON_ONCE(!dp))
 		goto out;
 
+	if (dp->is_return) {
+		struct kretprobe_trace_entry_head *rf = (void *)iter->ent;
+
+		/* user addresses, as the probe's own ("P:...%return") */
+		trace_seq_printf(s, "%s: (0x%lx <- 0x%lx)",
+				 trace_probe_name(&dp->tp), rf->ret_ip, rf->func);
+		if (trace_probe_print_args(s, dp->tp.args, dp->tp.nr_args,
+					   (u8 *)&rf[1], rf) < 0)
+			goto out;
+		trace_seq_putc(s, '\n');
+		goto out;
+	}
 	if (dp->ip_sym) {
 		trace_seq_printf(s, "%s: (", trace_probe_name(&dp->tp));
 		if (!seq_print_ip_sym(s, field->ip, flags | TRACE_ITER_SYM_OFFSET))
@@ -58,6 +71,19 @@ out:
 	return trace_handle_return(s);
 }
 
+/* a return event's record: the function, where it returned to, the args */
+static int dynprobe_define_ret_fields(struct trace_event_call *event_call,
+				      struct trace_probe *tp)
+{
+	struct kretprobe_trace_entry_head field;
+	int ret;
+
+	DEFINE_FIELD(unsigned long, func, FIELD_STRING_FUNC, 0);
+	DEFINE_FIELD(unsigned long, ret_ip, FIELD_STRING_RETIP, 0);
+
+	return traceprobe_define_arg_fields(event_call, sizeof(field), tp);
+}
+
 static int dynprobe_define_fields(struct trace_event_call *event_call)
 {
 	struct kprobe_trace_entry_head field;
@@ -67,6 +93,8 @@ static int dynprobe_define_fields(struct trace_event_call *event_call)
 	tp = trace_probe_primary_from_call(event_call);
 	if (WARN_ON_ONCE(!tp))
 		return -ENOENT;
+	if (container_of(tp, struct trace_dynprobe, tp)->is_return)
+		return dynprobe_define_ret_fields(event_call, tp);
 
 	DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
 

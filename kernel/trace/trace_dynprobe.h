@@ -30,6 +30,7 @@ struct trace_dynprobe {
 	int nr_orig;
 	char prefix;
 	bool ip_sym;
+	bool is_return;		/* records (func, ret_ip), not ip */
 	struct trace_probe tp;
 };
 

@@ -36,7 +36,8 @@ static struct dyn_event_operations trace_uprocess_ops = {
 
 /**
  * struct trace_uprocess - a "P:" event
- * @up: the per-process probe
+ * @rp: the per-process probe: @rp.up, or for "P:...%return" the whole
+ *	return probe
  * @dp: the event (its place as written, "1234:0x401000", and its
  *	fetch-args); last: variable size
  *
@@ -44,7 +45,8 @@ static struct dyn_event_operations trace_uprocess_ops = {
  * trace_dynprobe.c's.  Its life:
  *
  *  1. Defining the event registers its probe, so that a bad pid or
- *     address fails the definition with register_uprobe()'s errno.
+ *     address fails the definition with register_uprobe()'s errno
+ *     (register_uretprobe()'s for a return event).
  *  2. The int3 stays in the process's memory while the event is
  *     defined.  Enabling and disabling only flip the trace_probe's flags
  *     (under event_mutex, which perf's paths take inside its context
@@ -59,7 +61,7 @@ static struct dyn_event_operations trace_uprocess_ops = {
  *     event_mutex.
  */
 struct trace_uprocess {
-	struct process_uprobe up;
+	struct uretprobe rp;	/* rp.up: the probe, or a return probe's entry */
 	struct trace_dynprobe dp;
 };
 
@@ -166,6 +168,9 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 	case FETCH_OP_STACKP:
 		val = user_stack_pointer(regs);
 		break;
+	case FETCH_OP_RETVAL:
+		val = regs_return_value(regs);
+		break;
 	case FETCH_OP_COMM:
 		val = FETCH_TOKEN_COMM;
 		break;
@@ -181,33 +186,58 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 
 /* ---- the hit ------------------------------------------------------------ */
 
+/*
+ * The record's head: an entry event's ip (the probe's address), or a
+ * return event's function and the address it returned to.
+ */
+static int uprocess_head_size(struct trace_uprocess *tu)
+{
+	return tu->dp.is_return ? sizeof(struct kretprobe_trace_entry_head) :
+				  sizeof(struct kprobe_trace_entry_head);
+}
+
+static void *uprocess_fill_head(struct trace_uprocess *tu, void *head,
+				unsigned long ret_ip)
+{
+	if (tu->dp.is_return) {
+		struct kretprobe_trace_entry_head *r = head;
+
+		r->func = tu->rp.up.vaddr;
+		r->ret_ip = ret_ip;
+		return &r[1];
+	}
+	((struct kprobe_trace_entry_head *)head)->ip = tu->rp.up.vaddr;
+	return (struct kprobe_trace_entry_head *)head + 1;
+}
+
 static void uprocess_trace_func(struct trace_uprocess *tu,
 				struct trace_event_file *file,
-				void *args, int size)
+				void *args, int size, unsigned long ret_ip)
 {
-	struct kprobe_trace_entry_head *entry;
 	struct trace_event_buffer fbuffer;
+	void *entry;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
-	entry = trace_event_buffer_reserve(&fbuffer, file, sizeof(*entry) + size);
+	entry = trace_event_buffer_reserve(&fbuffer, file,
+					   uprocess_head_size(tu) + size);
 	if (!entry)
 		return;
-	entry->ip = tu->up.vaddr;
-	memcpy(&entry[1], args, size);
+	memcpy(uprocess_fill_head(tu, entry, ret_ip), args, size);
 	trace_event_buffer_commit(&fbuffer);
 }
 
 #ifdef CONFIG_PERF_EVENTS
 static void uprocess_perf_func(struct trace_uprocess *tu,
-			       struct pt_regs *regs, void *args, int dsize)
+			       struct pt_regs *regs, void *args, int dsize,
+			       unsigned long ret_ip)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tu->dp.tp);
-	struct kprobe_trace_entry_head *entry;
+	int size, rctx, hsize = uprocess_head_size(tu);
 	struct hlist_head *head;
-	int size, rctx;
+	void *entry, *data;
 
-	size = ALIGN(sizeof(*entry) + dsize + sizeof(u32), sizeof(u64));
+	size = ALIGN(hsize + dsize + sizeof(u32), sizeof(u64));
 	size -= sizeof(u32);
 	if (size > PERF_MAX_TRACE_SIZE)
 		return;
@@ -229,9 +259,9 @@ static void uprocess_perf_func(struct trace_uprocess *tu,
 	entry = perf_trace_buf_alloc(size, NULL, &rctx);
 	if (!entry)
 		return;
-	entry->ip = tu->up.vaddr;
-	memcpy(&entry[1], args, dsize);
-	memset((char *)&entry[1] + dsize, 0, size - sizeof(*entry) - dsize);
+	data = uprocess_fill_head(tu, entry, ret_ip);
+	memcpy(data, args, dsize);
+	memset(data + dsize, 0, size - hsize - dsize);
 	perf_trace_buf_submit(entry, size, rctx, call->event.type, 1, regs,
 			      head, NULL);
 }
@@ -244,10 +274,9 @@ static void uprocess_perf_func(struct trace_uprocess *tu,
  * where a fault must not sleep.  So the arguments are fetched first into
  * a buffer of the hit's own, then copied.
  */
-static void trace_uprocess_hit(struct process_uprobe *up,
-			       struct pt_regs *regs)
+static void uprocess_record(struct trace_uprocess *tu, struct pt_regs *regs,
+			    unsigned long ret_ip)
 {
-	struct trace_uprocess *tu = container_of(up, struct trace_uprocess, up);
 	u8 stack_buf[UPROCESS_STACK_BUF] __aligned(sizeof(long));
 	struct event_file_link *link;
 	int dsize, size;
@@ -269,20 +298,52 @@ static void trace_uprocess_hit(struct process_uprobe *up,
 			return;
 	}
 	memset(args, 0, size);
-	store_trace_args(args, &tu->dp.tp, regs, NULL,
-			 sizeof(struct kprobe_trace_entry_head), dsize);
+	store_trace_args(args, &tu->dp.tp, regs, NULL, uprocess_head_size(tu),
+			 dsize);
 
 	if (trace_probe_test_flag(&tu->dp.tp, TP_FLAG_TRACE)) {
 		/* as a tracepoint's caller: the ring buffer expects it */
 		guard(preempt_notrace)();
 		trace_probe_for_each_link_rcu(link, &tu->dp.tp)
-			uprocess_trace_func(tu, link->file, args, size);
+			uprocess_trace_func(tu, link->file, args, size, ret_ip);
 	}
 #ifdef CONFIG_PERF_EVENTS
-	uprocess_perf_func(tu, regs, args, size);
+	uprocess_perf_func(tu, regs, args, size, ret_ip);
 #endif
 	if (args != stack_buf)
 		kfree(args);
+}
+
+static void trace_uprocess_hit(struct process_uprobe *up,
+			       struct pt_regs *regs)
+{
+	uprocess_record(container_of(up, struct trace_uprocess, rp.up), regs, 0);
+}
+
+/* register_uretprobe()'s handler: ip is where the function returned to */
+static void trace_uprocess_ret_hit(struct uretprobe_instance *ri,
+				   struct pt_regs *regs)
+{
+	uprocess_record(container_of(ri->rp, struct trace_uprocess, rp), regs,
+			ri->ret_addr);
+}
+
+static int uprocess_register(struct trace_uprocess *tu)
+{
+	if (tu->dp.is_return) {
+		tu->rp.handler = trace_uprocess_ret_hit;
+		return register_uretprobe(&tu->rp);
+	}
+	tu->rp.up.handler = trace_uprocess_hit;
+	return register_uprobe(&tu->rp.up);
+}
+
+static void uprocess_unregister(struct trace_uprocess *tu)
+{
+	if (tu->dp.is_return)
+		unregister_uretprobe(&tu->rp);
+	else
+		unregister_uprobe(&tu->rp.up);
 }
 
 /* ---- definition and deletion --------------------------------------------- */
@@ -302,16 +363,20 @@ static int trace_uprocess_release(struct dyn_event *ev)
 	if (ret)
 		return ret;
 	/* no hit runs or will run after this: the rest can go */
-	unregister_uprobe(&tu->up);
+	uprocess_unregister(tu);
 	free_trace_uprocess(tu);
 	return 0;
 }
 
-/* PID:VADDR into tu->up; logs the error at the spec's argv index */
+/*
+ * PID:VADDR[%return] into tu->rp.up (and tu->dp.is_return); logs the
+ * error at the spec's argv index
+ */
 static int parse_uprocess_spec(struct trace_uprocess *tu, const char *arg)
 {
 	const char *colon = strchr(arg, ':');
-	char pid[16];
+	char pid[16], vaddr[32];
+	const char *pct;
 	int ret;
 
 	if (!colon || colon == arg || colon - arg >= sizeof(pid)) {
@@ -320,12 +385,28 @@ static int parse_uprocess_spec(struct trace_uprocess *tu, const char *arg)
 	}
 	memcpy(pid, arg, colon - arg);
 	pid[colon - arg] = '\0';
-	ret = kstrtoint(pid, 10, &tu->up.pid);
-	if (ret || tu->up.pid <= 0) {
+	ret = kstrtoint(pid, 10, &tu->rp.up.pid);
+	if (ret || tu->rp.up.pid <= 0) {
 		trace_probe_log_err(0, BAD_PROCESS_SPEC);
 		return -EINVAL;
 	}
-	ret = kstrtoul(colon + 1, 0, &tu->up.vaddr);
+	pct = strchr(colon + 1, '%');
+	if (pct) {
+		if (strcmp(pct, "%return")) {
+			trace_probe_log_err(pct - arg, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		tu->dp.is_return = true;
+	} else {
+		pct = colon + 1 + strlen(colon + 1);
+	}
+	if (pct - (colon + 1) >= sizeof(vaddr)) {
+		trace_probe_log_err(colon + 1 - arg, BAD_PROBE_ADDR);
+		return -EINVAL;
+	}
+	memcpy(vaddr, colon + 1, pct - (colon + 1));
+	vaddr[pct - (colon + 1)] = '\0';
+	ret = kstrtoul(vaddr, 0, &tu->rp.up.vaddr);
 	if (ret) {
 		trace_probe_log_err(colon + 1 - arg, BAD_PROBE_ADDR);
 		return -EINVAL;
@@ -347,11 +428,15 @@ static bool uprocess_arg_has_foffs(struct probe_arg *parg)
 /*
  * A definition written to "dynamic_events":
  *
- *   P[:[GRP/][EVENT]] PID:VADDR [FETCHARGS]
+ *   P[:[GRP/][EVENT]] PID:VADDR[%return] [FETCHARGS]
  *
  * P for a process ("u:" is user_events').  PID is any thread of the
  * process, VADDR the probed instruction's address in it (decimal or 0x
- * hex).  GRP defaults to "uprocess", EVENT to p_PID_VADDR.  FETCHARGS
+ * hex).  With %return, VADDR is a function's first instruction and the
+ * event is its returns (register_uretprobe()): the record has the
+ * function and the address returned to, and $retval may be fetched.
+ * GRP defaults to "uprocess", EVENT to p_PID_VADDR (r_PID_VADDR for a
+ * return event).  FETCHARGS
  * are those of uprobe events (registers, +OFFS(%sp) and other user
  * memory, $stack, $comm...), but not @+FOFFS, which names a file offset
  * and a process probe has no file.  Unlike uprobe_events' events, these
@@ -393,8 +478,11 @@ static int __trace_uprocess_create(int argc, const char *argv[])
 	ret = parse_uprocess_spec(tu, argv[1]);
 	if (ret)
 		goto out_free;
+	if (tu->dp.is_return)
+		ctx.flags |= TPARG_FL_RETURN;
 
-	snprintf(buf, sizeof(buf), "p_%d_0x%lx", tu->up.pid, tu->up.vaddr);
+	snprintf(buf, sizeof(buf), "%c_%d_0x%lx", tu->dp.is_return ? 'r' : 'p',
+		 tu->rp.up.pid, tu->rp.up.vaddr);
 	ret = trace_dynprobe_init_tp(&tu->dp, argv[0], UPROCESS_EVENT_SYSTEM,
 				     buf, nargs);
 	if (ret)
@@ -411,13 +499,13 @@ static int __trace_uprocess_create(int argc, const char *argv[])
 			goto out_free;
 		}
 	}
-	ret = traceprobe_set_print_fmt(&tu->dp.tp, PROBE_PRINT_NORMAL);
+	ret = traceprobe_set_print_fmt(&tu->dp.tp, tu->dp.is_return ?
+				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
 	if (ret < 0)
 		goto out_free;
 
 	/* the probe last: a hit before the event exists finds it disabled */
-	tu->up.handler = trace_uprocess_hit;
-	ret = register_uprobe(&tu->up);
+	ret = uprocess_register(tu);
 	if (ret) {
 		trace_probe_log_set_index(1);
 		trace_probe_log_err(0, FAIL_REG_PROBE);
@@ -425,7 +513,7 @@ static int __trace_uprocess_create(int argc, const char *argv[])
 	}
 	ret = trace_dynprobe_register(&tu->dp);
 	if (ret) {
-		unregister_uprobe(&tu->up);
+		uprocess_unregister(tu);
 		goto out_free;
 	}
 	traceprobe_finish_parse(&ctx);

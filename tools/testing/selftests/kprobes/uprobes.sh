@@ -560,6 +560,35 @@ c_uevent_jit() {
 	result_r "a P: event on anonymous JIT code: every call traced with its argument," \
 		"the code's byte back after deletion" $r
 }
+c_uevent_ret() {
+	echo "P:kptp/rlea $PA:$A_lea%return rv=\$retval:s64" >> $DE &&
+		echo 1 > $T/events/kptp/rlea/enable && echo > $T/trace
+	r=$?
+	grep -q "^P:kptp/rlea $PA:$A_lea%return rv=\$retval:s64\$" $DE || r=1
+	ta call lea 5
+	uev rlea > /tmp/uev
+	rvs=$(sed -n 's/.* rv=\(-\?[0-9]*\)$/\1/p' /tmp/uev | tr '\n' ' ')
+	a=$(printf '0x%x' "$A_lea")
+	[ "$R" = "sum 15 bad 0" ] && [ "$rvs" = "1 2 3 4 5 " ] &&
+		[ "$(grep -c "rlea: (0x[0-9a-f]* <- $a) " /tmp/uev)" = 5 ] || {
+		r=1; sed 's/^/# /' /tmp/uev; }
+	grep -q "field:unsigned long __probe_ret_ip;" $T/events/kptp/rlea/format || r=1
+	echo 0 > $T/events/kptp/rlea/enable; echo "-:kptp/rlea" >> $DE
+	! grep -q kptp $DE && ! grep -q "return trace_uprocess" $L || r=1
+	result_r "a P:...%return event: 5 calls, 5 events (RET_IP <- FUNC) with \$retval;" \
+		"deleted, its probe is gone" $r
+	jit rx; a=$(jaddr jlea)
+	echo "P:kptp/rjlea $PA:$a%return rv=\$retval:s64" >> $DE &&
+		echo 1 > $T/events/kptp/rjlea/enable && echo > $T/trace
+	r=$?
+	ta call jlea 3
+	rvs=$(uev rjlea | sed -n 's/.* rv=\(-\?[0-9]*\)$/\1/p' | tr '\n' ' ')
+	[ "$R" = "sum 6 bad 0" ] && [ "$rvs" = "1 2 3 " ] || { r=1; diag "events: $rvs"; }
+	echo 0 > $T/events/kptp/rjlea/enable; echo "-:kptp/rjlea" >> $DE
+	[ "$(byte "$PA" "$a")" = 48 ] || r=1
+	result_r "a P:...%return event on anonymous JIT code: every return traced with" \
+		"\$retval, the code's byte back after deletion" $r
+}
 c_uevent_errnos() {
 	uev_bad "P:kptp/bad 99999:$A_lea" "No such process" "Failed to register probe"
 	result_r "P: event for no such pid: ESRCH, error_log says so, nothing defined" $?
@@ -569,6 +598,11 @@ c_uevent_errnos() {
 	result_r "P: event on a non-executable address: EINVAL, nothing defined" $?
 	uev_bad "P:kptp/bad $PA:$A_lea x=@+0" "Invalid argument" "Invalid file offset"
 	result_r "P: event with a file-offset argument (@+0): EINVAL, nothing defined" $?
+	uev_bad "P:kptp/bad $PA:$A_lea%ret" "Invalid argument" "Invalid probed address suffix"
+	result_r "P: event with a suffix other than %return: EINVAL, nothing defined" $?
+	uev_bad "P:kptp/bad $PA:$A_lea rv=\$retval" "Invalid argument" \
+		"\$retval is not available on probe"
+	result_r "P: event (not %return) fetching \$retval: EINVAL, nothing defined" $?
 }
 # --- return probes: register_uretprobe() ------------------------------------
 # rg SLOT KEY: a counter of the driver's uretprobe slot
@@ -588,7 +622,8 @@ c_ret_hits() {
 	ta call lea 10
 	[ "$(rg 0 hits)" = 1100 ] && ! grep -q "return rhandler" $L || r=1
 	[ $r = 0 ] || rshow 0
-	result_r "uretprobe on file text: 100 calls then 4 threads x 250, one return hit each," 		"ax the return value, ip the return address; none after unregistration" $r
+	result_r "uretprobe on file text: 100 calls then 4 threads x 250, one return hit each," \
+		"ax the return value, ip the return address; none after unregistration" $r
 }
 c_ret_recursion() {
 	ctl rset 1 "$PA" "$A_rec" count; ctl rreg 1
@@ -598,7 +633,8 @@ c_ret_recursion() {
 		[ "$(rg 1 nmissed)" = 0 ] && [ "$(rg 1 ipbad)" = 0 ] || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
-	result_r "recursion 20 deep, 20 times: 420 return hits, innermost first (the last one" 		"returns the sum, 210)" $r
+	result_r "recursion 20 deep, 20 times: 420 return hits, innermost first (the last one" \
+		"returns the sum, 210)" $r
 }
 c_ret_maxactive() {
 	ctl rset 1 "$PA" "$A_rec" count 5; ctl rreg 1
@@ -607,7 +643,8 @@ c_ret_maxactive() {
 	[ "$R" = "bad 0" ] && [ "$(rg 1 hits)" = 50 ] && [ "$(rg 1 nmissed)" = 60 ] || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
-	result_r "maxactive 5, calls nested 11 deep, 10 times: 50 probed returns, 60 in nmissed," 		"results intact" $r
+	result_r "maxactive 5, calls nested 11 deep, 10 times: 50 probed returns, 60 in nmissed," \
+		"results intact" $r
 }
 c_ret_longjmp() {
 	ctl rset 1 "$PA" "$A_ljmp" count 4; ctl rreg 1
@@ -617,7 +654,8 @@ c_ret_longjmp() {
 		[ "$(rg 1 nmissed)" = 0 ] || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
-	result_r "100 calls left by longjmp() with 4 instances, then one that returns: the" 		"abandoned instances are reclaimed, one hit, none missed" $r
+	result_r "100 calls left by longjmp() with 4 instances, then one that returns: the" \
+		"abandoned instances are reclaimed, one hit, none missed" $r
 }
 c_ret_fork() {
 	ctl rset 1 "$PA" "$A_rfork" count; ctl rreg 1
@@ -626,7 +664,8 @@ c_ret_fork() {
 	[ "$R" = "ret 8 status 0" ] && [ "$(rg 1 hits)" = 1 ] && [ "$(rg 1 ax)" = 8 ] || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
-	result_r "fork inside a probed call: the child returns to its real address (exit 0)," 		"the parent's return is the one hit" $r
+	result_r "fork inside a probed call: the child returns to its real address (exit 0)," \
+		"the parent's return is the one hit" $r
 }
 c_ret_jit() {
 	jit rx; a=$(jaddr jlea)
@@ -638,7 +677,8 @@ c_ret_jit() {
 	ctl runreg 2
 	[ "$(bytes "$PA" "$a" 4)" = 488d4701 ] || r=1
 	[ $r = 0 ] || rshow 2
-	result_r "uretprobe on anonymous JIT code, 4 threads x 250 calls: 1000 return hits," 		"results intact, bytes original after" $r
+	result_r "uretprobe on anonymous JIT code, 4 threads x 250 calls: 1000 return hits," \
+		"results intact, bytes original after" $r
 }
 c_ret_selfunreg() {
 	ctl rset 1 "$PA" "$A_lea" selfunreg; ctl rreg 1
@@ -648,7 +688,8 @@ c_ret_selfunreg() {
 		[ "$(rg 1 cbres)" = 0 ] && ! grep -q "return rhandler" $L || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
-	result_r "a return handler unregisters its probe: delayed, one callback (0, 0), no more" 		"hits" $r
+	result_r "a return handler unregisters its probe: delayed, one callback (0, 0), no more" \
+		"hits" $r
 }
 # rbad WANT NAME SETUP...: register_uretprobe() refused with WANT, nothing changed
 rbad() {
@@ -760,12 +801,12 @@ API_CASES="c_register c_list c_hits c_other_process c_threads c_fork c_order c_k
 c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail c_signals
 c_sigwait c_errnos c_jit_hits c_jit_sigwait c_jit_kinds c_jit_vex c_jit_fork
 c_jit_rewrite c_jit_tail c_jit_unmap c_jit_mremap c_jit_fault c_jit_fpe c_wx c_front
-c_coexist c_uevent c_uevent_jit c_uevent_errnos c_ret_hits c_ret_recursion
+c_coexist c_uevent c_uevent_jit c_uevent_ret c_uevent_errnos c_ret_hits c_ret_recursion
 c_ret_maxactive c_ret_longjmp c_ret_fork c_ret_jit c_ret_selfunreg c_ret_errnos
 c_exec c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
-# c_errnos reports 11 results, c_uevent_errnos 4, c_ret_errnos 6, the
-# others one each
-n_api=$(($(echo $API_CASES | wc -w) + 18))
+# c_errnos reports 11 results, c_uevent_errnos 6, c_ret_errnos 6,
+# c_uevent_ret 2, the others one each
+n_api=$(($(echo $API_CASES | wc -w) + 21))
 plan $((n_api + 5))
 c_tracefs_baseline
 c_consumer
