@@ -75,6 +75,7 @@ void uprobe_mem_slot_enter(struct pt_regs *regs, unsigned long slot);
 void uprobe_mem_slots_exit(struct mm_struct *mm);
 unsigned long uprobe_mem_ret_tramp(struct mm_struct *mm);
 bool uprobe_mem_is_ret_tramp(struct mm_struct *mm, unsigned long addr);
+unsigned int uprobe_mem_tramp_gen_read(void);
 
 /* return probes (uprobes_ret.c) */
 extern atomic_t uprobe_ret_threads;

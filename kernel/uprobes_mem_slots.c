@@ -49,6 +49,8 @@ struct uprobe_mem_area {
 };
 
 static LIST_HEAD(uprobe_mem_areas);
+/* return trampoline pages unmapped so far: uprobe_mem_tramp_gen_read() */
+static atomic_t uprobe_mem_tramp_gen;
 
 static vm_fault_t slot_fault(const struct vm_special_mapping *sm,
 			     struct vm_area_struct *vma, struct vm_fault *vmf)
@@ -100,6 +102,8 @@ static void slot_close(const struct vm_special_mapping *sm,
 	if (gone)
 		uprobe_mem_fronts_lost(gone->mm, gone->vaddr,
 				       gone->vaddr + PAGE_SIZE, true);
+	if (gone && gone->tramp)
+		atomic_inc(&uprobe_mem_tramp_gen);
 	spin_unlock(&uprobe_mem_lock);
 	if (gone) {
 		put_page(gone->page);
@@ -352,6 +356,15 @@ out:
 		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
 	}
 	return tramp;
+}
+
+/*
+ * A count of return trampoline pages that went away (unmapped, or mapped
+ * over): a trampoline address cached at an older count is looked up again.
+ */
+unsigned int uprobe_mem_tramp_gen_read(void)
+{
+	return atomic_read(&uprobe_mem_tramp_gen);
 }
 
 /* is @addr in @mm's return trampoline?  Lockless (RCU). */

@@ -108,6 +108,20 @@ void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs)
 			u->handler(u, regs);
 }
 
+/**
+ * uprobe_unregister_pending - is a delayed unregistration of @u queued?
+ * @u: a probe
+ *
+ * For unregister_uretprobe() from a handler: when nothing was queued (the
+ * probe was not registered), no callback will come.
+ *
+ * Return: true while @u is being unregistered.
+ */
+bool uprobe_unregister_pending(struct process_uprobe *u)
+{
+	return READ_ONCE(u->state) == UPROBE_UNREGISTERING;
+}
+
 static struct uprobe_process *find_process(struct mm_struct *mm)
 {
 	struct uprobe_process *proc;

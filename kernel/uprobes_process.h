@@ -88,6 +88,7 @@ bool uprobe_site_in_handler(void);
 
 /* ... and what it calls back (uprobes_process.c) */
 void uprobe_point_hit(struct uprobe_point *pp, struct pt_regs *regs);
+bool uprobe_unregister_pending(struct process_uprobe *u);
 
 /*
  * The memory engine (uprobes_mem.c), for anonymous and writable private

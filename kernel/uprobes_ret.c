@@ -42,9 +42,12 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/uprobes_mem.h>
+#include <linux/workqueue.h>
 
 #include "uprobes_process.h"
 #include "uprobes_mem.h"
@@ -59,7 +62,9 @@ struct uretprobe_pool {
 	struct uretprobe *rp;		/* NULL once unregistration began */
 	refcount_t ref;			/* registration + instances out */
 	unsigned long tramp;		/* the process's trampoline, or 0 */
+	unsigned int tramp_gen;		/* uprobe_mem_tramp_gen it was seen at */
 	bool unreg_delayed;		/* put by the callback, not the caller */
+	struct work_struct put_work;	/* a put that must wait for handlers */
 	struct uretprobe_instance ri[];
 };
 
@@ -75,7 +80,8 @@ struct uret_thread {
 /*
  * utask->auprobe while a return handler runs: uprobe_site_in_handler()
  * then delays what the handler asks of the layer, as in an entry
- * handler.  No code reads it as an instruction.
+ * handler.  Zeroed: perf's is_uprobe_at_func_entry() reads its insn and
+ * finds the thread not at a function's entry, which it is not.
  */
 static struct arch_uprobe uret_auprobe;
 
@@ -96,7 +102,14 @@ static struct uret_thread *uret_thread_find(struct task_struct *t)
 static void pool_put(struct uretprobe_pool *pool)
 {
 	if (refcount_dec_and_test(&pool->ref))
-		kfree(pool);
+		kvfree(pool);
+}
+
+/* the registration's reference, once no handler can be using the pool */
+static void pool_put_work(struct work_struct *work)
+{
+	uprobe_site_sync();
+	pool_put(container_of(work, struct uretprobe_pool, put_work));
 }
 
 /* An instance back to its pool: a thread's that returned or went away. */
@@ -176,39 +189,58 @@ static void uret_reclaim_below(struct uret_thread *th, unsigned long stack)
 }
 
 /*
+ * The process's trampoline for @pool: the cached one while no trampoline
+ * page went away since (uprobe_mem_tramp_gen), else looked up again or
+ * mapped anew.  0 if there is none to be had.
+ */
+static unsigned long uret_tramp(struct uretprobe_pool *pool)
+{
+	unsigned int gen = uprobe_mem_tramp_gen_read();
+	unsigned long tramp = READ_ONCE(pool->tramp);
+
+	if (tramp && READ_ONCE(pool->tramp_gen) == gen)
+		return tramp;
+	tramp = uprobe_mem_ret_tramp(current->mm);
+	WRITE_ONCE(pool->tramp_gen, gen);
+	WRITE_ONCE(pool->tramp, tramp);
+	return tramp;
+}
+
+/*
  * The entry's handler, in the probed thread at the function's first
  * instruction (either engine's hit, task context):
  *
- * 1. The process's trampoline, mapped on the first call (it may sleep).
- * 2. Instances of frames below this one were abandoned: reclaimed (and
- *    those at its stack word, once a real return address is found there).
- * 3. An instance from the pool, or the call counts in nmissed.
- * 4. The arch swaps the return address for the trampoline's
- *    (arch_uprobe_ret_hijack()); if the trampoline was there already (a
- *    tail call at the same stack word), the real one is the instance's
- *    beneath.
- * 5. Pushed on the thread's stack of instances.
+ * 1. Only at the first instruction: a handler before this one that moved
+ *    ip (an emulated return, say) left no return address at sp.
+ * 2. The process's trampoline (uret_tramp(); mapped on the first call,
+ *    which may sleep).  A thread whose instances point at a trampoline
+ *    page that went away takes no new ones.
+ * 3. Instances of frames below this one were abandoned: reclaimed.
+ * 4. An instance from the pool, or the call counts in nmissed.
+ * 5. The arch swaps the return address for the trampoline's
+ *    (arch_uprobe_ret_hijack()).  Our trampoline there already (a tail
+ *    call at the same stack word): the real address is the instance's
+ *    beneath, and this one is chained to it.  A real return address
+ *    there: instances left at this word were abandoned, and go.  6.12's
+ *    own uretprobe trampoline there: another tracer's hijack, whose
+ *    return comes back through ours; nothing is reclaimed.
+ * 6. Pushed on the thread's stack of instances.
  */
 static void uret_entry(struct process_uprobe *u, struct pt_regs *regs)
 {
 	struct uretprobe *rp = container_of(u, struct uretprobe, up);
 	struct uretprobe_pool *pool = READ_ONCE(rp->pool);
-	struct uretprobe_instance *ri;
 	unsigned long tramp, ret, stack = user_stack_pointer(regs);
+	struct uretprobe_instance *ri;
 	struct uret_thread *th;
 
-	if (!pool || !READ_ONCE(pool->rp))
+	if (!pool || !READ_ONCE(pool->rp) ||
+	    instruction_pointer(regs) != u->vaddr)
 		return;
-	tramp = READ_ONCE(pool->tramp);
-	if (!tramp) {
-		tramp = uprobe_mem_ret_tramp(current->mm);
-		if (!tramp) {
-			uret_missed(pool, rp);
-			return;
-		}
-		WRITE_ONCE(pool->tramp, tramp);
-	}
-	th = uret_thread_get(tramp);
+	tramp = uret_tramp(pool);
+	th = tramp ? uret_thread_get(tramp) : NULL;
+	if (th && th->tramp != tramp && !th->top)
+		th->tramp = tramp;	/* nothing of the old page in flight */
 	if (!th || th->tramp != tramp) {
 		uret_missed(pool, rp);
 		return;
@@ -222,7 +254,8 @@ static void uret_entry(struct process_uprobe *u, struct pt_regs *regs)
 		uret_missed(pool, rp);
 		return;
 	}
-	if (ret == tramp) {
+	ri->chained = ret == tramp;
+	if (ri->chained) {
 		if (!th->top || th->top->stack != stack) {
 			/* the trampoline, but no instance of ours there */
 			ri_recycle(ri);
@@ -230,7 +263,7 @@ static void uret_entry(struct process_uprobe *u, struct pt_regs *regs)
 			return;
 		}
 		ret = th->top->ret_addr;
-	} else {
+	} else if (ret != uprobe_get_trampoline_vaddr()) {
 		/* a new call wrote this word: instances at it were abandoned */
 		uret_reclaim_below(th, stack + 1);
 	}
@@ -267,9 +300,12 @@ static bool uret_stray(struct pt_regs *regs, unsigned long bp)
  *    not ours unless it is in a trampoline page (uret_stray()).
  * 2. The one returning is the highest below the stack pointer; those
  *    below it were abandoned and are reclaimed.
- * 3. ip goes to its real return address; the handlers of the instances
- *    at that stack word run, innermost first, while their probe is
- *    registered; the instances go back to their pools.
+ * 3. ip goes to its real return address; its handler runs while its
+ *    probe is registered, then those of the instances it was chained to
+ *    (tail calls at the same word), innermost first; the instances go
+ *    back to their pools.  An instance that found another tracer's
+ *    trampoline in its word is not chained: that tracer's return comes
+ *    back here for the instance beneath.
  *
  * Context: the breakpoint exception from user mode, interrupts on; may
  * sleep (in the handlers).
@@ -282,6 +318,7 @@ bool uprobe_ret_trap(struct pt_regs *regs, unsigned long bp)
 	struct uretprobe_instance *ri;
 	struct uret_thread *th;
 	struct uretprobe *rp;
+	bool chained;
 
 	rcu_read_lock();
 	th = uret_thread_find(current);
@@ -297,7 +334,8 @@ bool uprobe_ret_trap(struct pt_regs *regs, unsigned long bp)
 	}
 	uret_reclaim_below(th, at);
 	instruction_pointer_set(regs, th->top->ret_addr);
-	while ((ri = th->top) && ri->stack == at) {
+	do {
+		ri = th->top;
 		th->top = ri->next;
 		rp = ri->pool ? READ_ONCE(ri->pool->rp) : NULL;
 		if (rp && utask) {
@@ -306,8 +344,9 @@ bool uprobe_ret_trap(struct pt_regs *regs, unsigned long bp)
 			rp->handler(ri, regs);
 			utask->auprobe = NULL;
 		}
+		chained = ri->chained;
 		ri_recycle(ri);
-	}
+	} while (chained && th->top && th->top->stack == at);
 	return true;
 }
 
@@ -357,20 +396,25 @@ void uprobe_ret_task_exit(struct task_struct *t)
 /* A fork child's return addresses to put back: (stack word, address). */
 struct uret_fixup {
 	struct callback_head twork;
+	unsigned long tramp;
 	unsigned int nr;
 	struct {
 		unsigned long stack, ret_addr;
 	} e[];
 };
 
-/* In the child, before it first returns to user space. */
+/*
+ * In the child, before it first returns to user space: a word that
+ * still holds the trampoline's address gets the real one back.
+ */
 static void uret_fixup_work(struct callback_head *head)
 {
 	struct uret_fixup *f = container_of(head, struct uret_fixup, twork);
 	unsigned int i;
 
 	for (i = 0; i < f->nr; i++)
-		arch_uprobe_ret_restore(f->e[i].stack, f->e[i].ret_addr);
+		arch_uprobe_ret_restore(f->e[i].stack, f->tramp,
+					f->e[i].ret_addr);
 	kfree(f);
 }
 
@@ -434,6 +478,10 @@ void uprobe_ret_fork(struct task_struct *t, unsigned long flags)
 	rcu_read_unlock();
 	if (!th || !th->top)
 		return;
+	/* calls left by longjmp() since: their words hold other data now */
+	uret_reclaim_below(th, user_stack_pointer(current_pt_regs()));
+	if (!th->top)
+		return;
 	if (flags & CLONE_VM) {
 		if (flags & CLONE_VFORK)
 			uret_fork_vfork(t, th);
@@ -445,6 +493,7 @@ void uprobe_ret_fork(struct task_struct *t, unsigned long flags)
 	if (!f)
 		return;
 	f->nr = 0;
+	f->tramp = th->tramp;
 	for (ri = th->top; ri; ri = ri->next) {
 		f->e[f->nr].stack = ri->stack;
 		f->e[f->nr].ret_addr = ri->ret_addr;
@@ -455,21 +504,56 @@ void uprobe_ret_fork(struct task_struct *t, unsigned long flags)
 		kfree(f);
 }
 
-/* Our registration callback: the pool follows delayed operations. */
+/* @rp's fields back as the caller handed it in; its pool is off it */
+static void uret_restore(struct uretprobe *rp)
+{
+	rp->up.handler = NULL;
+	rp->up.registration_callback = rp->user_callback;
+	rp->user_callback = NULL;
+}
+
+/*
+ * Our registration callback, for operations delayed from a handler: a
+ * registration that failed, or an unregistration done, lets the pool go
+ * (the layer synced its handlers first) and hands @rp back before the
+ * caller's own callback runs.
+ */
 static void uret_callback(struct process_uprobe *u, int reg, int result)
 {
 	struct uretprobe *rp = container_of(u, struct uretprobe, up);
-	struct uretprobe_pool *pool = rp->pool;
 	void (*cb)(struct process_uprobe *u, int reg, int result);
+	struct uretprobe_pool *pool;
 
 	cb = rp->user_callback;
-	if ((reg && result) || (!reg && pool && pool->unreg_delayed)) {
-		rp->pool = NULL;
-		if (pool)
-			pool_put(pool);
+	if (reg ? result : READ_ONCE(rp->pool) && rp->pool->unreg_delayed) {
+		pool = xchg(&rp->pool, NULL);
+		if (pool) {
+			uret_restore(rp);
+			/* its handlers may still run on other threads */
+			queue_work(system_unbound_wq, &pool->put_work);
+		}
 	}
 	if (cb)
 		cb(u, reg, result);
+}
+
+/* -EOPNOTSUPP for a process the return probes do not serve (compat) */
+static int uret_process_ok(pid_t pid)
+{
+	struct task_struct *t = pid > 0 ? find_get_task_by_vpid(pid) : NULL;
+	struct mm_struct *mm;
+	int ret = 0;
+
+	if (!t)
+		return 0;	/* register_uprobe() says what is wrong */
+	mm = get_task_mm(t);
+	put_task_struct(t);
+	if (mm) {
+		if (!arch_uprobe_mem_mm_ok(mm))
+			ret = -EOPNOTSUPP;
+		mmput(mm);
+	}
+	return ret;
 }
 
 /**
@@ -484,42 +568,49 @@ static void uret_callback(struct process_uprobe *u, int reg, int result)
  * Context: process context, may sleep.
  * Return: 0 on success, -EINPROGRESS if delayed, or as register_uprobe(),
  * and: -EINVAL for a NULL @rp or handler, @rp->up.handler set, or
- * @rp->maxactive < 0 or > 4096; -EBUSY if @rp is registered; -ENOMEM.
- * On an error @rp is as it was.
+ * @rp->maxactive < 0 or > 4096; -EBUSY if @rp is registered;
+ * -EOPNOTSUPP for a process whose code the memory engine does not run
+ * (a 32-bit one); -ENOMEM.  On an error @rp is as it was.
  */
 int register_uretprobe(struct uretprobe *rp)
 {
 	struct uretprobe_pool *pool;
 	int n, i, ret;
 
-	if (rp && rp->pool)
+	if (rp && READ_ONCE(rp->pool))
 		return -EBUSY;
 	if (!rp || !rp->handler || rp->up.handler || rp->maxactive < 0 ||
 	    rp->maxactive > URET_MAX_ACTIVE)
 		return -EINVAL;
+	ret = uret_process_ok(rp->up.pid);
+	if (ret)
+		return ret;
 	n = rp->maxactive ?: URET_DEFAULT_ACTIVE;
-	pool = kzalloc(struct_size(pool, ri, n), GFP_KERNEL);
+	pool = kvzalloc(struct_size(pool, ri, n), GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
 	spin_lock_init(&pool->lock);
 	refcount_set(&pool->ref, 1);
+	INIT_WORK(&pool->put_work, pool_put_work);
 	for (i = 0; i < n; i++) {
 		pool->ri[i].pool = pool;
 		pool->ri[i].next = pool->free;
 		pool->free = &pool->ri[i];
 	}
 	pool->rp = rp;
-	rp->pool = pool;
+	/* nothing of @rp is written before it is ours */
+	if (cmpxchg(&rp->pool, NULL, pool)) {
+		kvfree(pool);
+		return -EBUSY;
+	}
 	rp->user_callback = rp->up.registration_callback;
 	rp->up.registration_callback = uret_callback;
 	rp->up.handler = uret_entry;
 	ret = register_uprobe(&rp->up);
 	if (ret && ret != -EINPROGRESS) {
-		rp->up.handler = NULL;
-		rp->up.registration_callback = rp->user_callback;
-		rp->user_callback = NULL;
-		rp->pool = NULL;
-		kfree(pool);
+		uret_restore(rp);
+		WRITE_ONCE(rp->pool, NULL);
+		kvfree(pool);
 	}
 	return ret;
 }
@@ -533,30 +624,39 @@ EXPORT_SYMBOL_GPL(register_uretprobe);
  * No handler of @rp runs once this returns, and no call takes an
  * instance; calls in flight still return to their real addresses.  From
  * a uprobe handler it is delayed, as unregister_uprobe() is: @rp may be
- * reused or freed once its registration_callback ran.
+ * reused or freed once its registration_callback ran (at once if there
+ * was nothing to unregister).
  *
  * Context: process context, may sleep.
  */
 void unregister_uretprobe(struct uretprobe *rp)
 {
 	struct uretprobe_pool *pool;
-	bool delayed;
 
-	if (!rp || !rp->pool)
+	if (!rp || !READ_ONCE(rp->pool))
 		return;
 	pool = rp->pool;
 	WRITE_ONCE(pool->rp, NULL);
-	delayed = uprobe_site_in_handler();
-	pool->unreg_delayed = delayed;
-	unregister_uprobe(&rp->up);
-	if (delayed)
+	if (uprobe_site_in_handler()) {
+		pool->unreg_delayed = true;
+		unregister_uprobe(&rp->up);
+		/* nothing was queued (not registered): no callback comes */
+		if (!uprobe_unregister_pending(&rp->up)) {
+			pool = xchg(&rp->pool, NULL);
+			if (pool) {
+				uret_restore(rp);
+				queue_work(system_unbound_wq, &pool->put_work);
+			}
+		}
 		return;
-	/* handlers that saw pool->rp before it was cleared */
+	}
+	unregister_uprobe(&rp->up);
+	/* return handlers that saw pool->rp before it was cleared */
 	uprobe_site_sync();
-	rp->pool = NULL;
-	rp->up.handler = NULL;
-	rp->up.registration_callback = rp->user_callback;
-	rp->user_callback = NULL;
-	pool_put(pool);
+	pool = xchg(&rp->pool, NULL);
+	if (pool) {
+		uret_restore(rp);
+		pool_put(pool);
+	}
 }
 EXPORT_SYMBOL_GPL(unregister_uretprobe);

@@ -177,14 +177,17 @@ int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
 /**
  * arch_uprobe_ret_restore - put a return address back on current's stack
  * @stack: the word it was in (as user_stack_pointer() at the entry)
+ * @tramp: the trampoline's address, which the word should hold
  * @ret: the address
  *
  * For a fork child, whose copy of its parent's stack has the trampoline's
- * address where the parent's probed calls will return from.
+ * address where the parent's probed calls will return from.  A word that
+ * does not hold @tramp, or cannot be written, is left alone.
  *
  * Context: current, task context, before it returns to user space.
  */
-void arch_uprobe_ret_restore(unsigned long stack, unsigned long ret);
+void arch_uprobe_ret_restore(unsigned long stack, unsigned long tramp,
+			     unsigned long ret);
 
 #else
 static inline bool uprobe_mem_int3(struct pt_regs *regs)

@@ -96,6 +96,7 @@ struct uretprobe_instance {
 	struct uretprobe_pool *pool;
 	unsigned long stack;		/* where the return address was */
 	struct uretprobe_instance *next; /* the thread's, or the free list */
+	bool chained;			/* found our trampoline in its word */
 };
 
 #ifdef CONFIG_UPROBES

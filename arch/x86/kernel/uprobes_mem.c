@@ -217,7 +217,7 @@ int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
 			   unsigned long *ret)
 {
 	unsigned int n = ret_word(regs);
-	unsigned long orig = 0;
+	unsigned long orig = 0, left;
 
 	if (copy_from_user(&orig, (void __user *)regs->sp, n))
 		return -EFAULT;
@@ -225,8 +225,12 @@ int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
 		*ret = orig;
 		return 0;
 	}
-	if (copy_to_user((void __user *)regs->sp, &tramp, n))
+	left = copy_to_user((void __user *)regs->sp, &tramp, n);
+	if (left) {
+		if (left != n)	/* half written: as 6.12's uretprobes, kill */
+			force_sig(SIGSEGV);
 		return -EFAULT;
+	}
 	if (shstk_update_last_frame(tramp)) {
 		if (copy_to_user((void __user *)regs->sp, &orig, n))
 			force_sig(SIGSEGV);
@@ -237,10 +241,15 @@ int arch_uprobe_ret_hijack(struct pt_regs *regs, unsigned long tramp,
 }
 
 /* arch_uprobe_ret_restore(): the word alone (see uprobe_ret_fork()) */
-void arch_uprobe_ret_restore(unsigned long stack, unsigned long ret)
+void arch_uprobe_ret_restore(unsigned long stack, unsigned long tramp,
+			     unsigned long ret)
 {
 	unsigned int n = ret_word(current_pt_regs());
+	unsigned long cur = 0;
 
+	if (copy_from_user(&cur, (void __user *)stack, n) || cur != tramp)
+		return;
+	/* if it fails, the child gets SIGSEGV there, should it return */
 	if (copy_to_user((void __user *)stack, &ret, n))
-		force_sig(SIGSEGV);
+		return;
 }

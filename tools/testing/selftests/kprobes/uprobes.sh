@@ -615,7 +615,8 @@ c_ret_hits() {
 		grep -q "^$PA  $A_lea  .*  \[ACTIVE\]  return rhandler \[kpt_uprobes\]" $L || r=1
 	ta call lea 100
 	[ "$R" = "sum 5050 bad 0" ] && [ "$(rg 0 hits)" = 100 ] && [ "$(rg 0 ax)" = 100 ] &&
-		[ "$(rg 0 ipbad)" = 0 ] && [ "$(rg 0 ra)" != 0x0 ] && [ "$(rg 0 nmissed)" = 0 ] || r=1
+		[ "$(rg 0 ipbad)" = 0 ] && [ "$(rg 0 ra)" != 0x0 ] &&
+		[ "$(rg 0 nmissed)" = 0 ] || r=1
 	ta threads lea 4 250
 	[ "$R" = "sum 125500 bad 0" ] && [ "$(rg 0 hits)" = 1100 ] || r=1
 	ctl runreg 0
@@ -686,10 +687,27 @@ c_ret_selfunreg() {
 	r=0
 	[ "$R" = "sum 15 bad 0" ] && [ "$(rg 1 hits)" = 1 ] && [ "$(rg 1 cbunreg)" = 1 ] &&
 		[ "$(rg 1 cbres)" = 0 ] && ! grep -q "return rhandler" $L || r=1
+	# the probe is the caller's again: it registers as handed in
+	ctl rreg 1
+	ta call lea 3
+	[ "$(rg 1 ret)" = 0 ] && [ "$(rg 1 hits)" = 4 ] || r=1
 	ctl runreg 1
 	[ $r = 0 ] || rshow 1
 	result_r "a return handler unregisters its probe: delayed, one callback (0, 0), no more" \
-		"hits" $r
+		"hits; registered again as it was, it hits again" $r
+}
+c_ret_inflight() {
+	ctl rset 1 "$PA" "$A_block" count; ctl rreg 1
+	ta bg x 400
+	ctl runreg 1
+	ta join
+	r=0
+	[ "$R" = "ret 401" ] && [ "$(rg 1 hits)" = 0 ] || r=1
+	ta call lea 3
+	[ "$R" = "sum 6 bad 0" ] || r=1
+	[ $r = 0 ] || rshow 1
+	result_r "unregistered while a call is in flight: the call returns to its real" \
+		"address with its result, no handler runs" $r
 }
 # rbad WANT NAME SETUP...: register_uretprobe() refused with WANT, nothing changed
 rbad() {
@@ -802,7 +820,8 @@ c_setdi c_setip c_kprobe c_delayed_reg c_delayed_unreg c_delayed_fail c_signals
 c_sigwait c_errnos c_jit_hits c_jit_sigwait c_jit_kinds c_jit_vex c_jit_fork
 c_jit_rewrite c_jit_tail c_jit_unmap c_jit_mremap c_jit_fault c_jit_fpe c_wx c_front
 c_coexist c_uevent c_uevent_jit c_uevent_ret c_uevent_errnos c_ret_hits c_ret_recursion
-c_ret_maxactive c_ret_longjmp c_ret_fork c_ret_jit c_ret_selfunreg c_ret_errnos
+c_ret_maxactive c_ret_longjmp c_ret_fork c_ret_jit c_ret_selfunreg c_ret_inflight
+c_ret_errnos
 c_exec c_exit c_churn c_jit_churn c_exit_race c_sample c_empty"
 # c_errnos reports 11 results, c_uevent_errnos 6, c_ret_errnos 6,
 # c_uevent_ret 2, the others one each

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define noinline __attribute__((noinline))
 
 typedef long (*target_fn)(long x);
 long ut_lea(long x), ut_push(long x), ut_riprel(long x), ut_call(long x);
@@ -32,7 +31,7 @@ long ut_jcc(long x), ut_skip(long x), ut_int3(long x), ut_poke(long x);
 /* labels inside those (only their addresses are used), and &ut_data */
 long ut_jcc_insn(long x), ut_skip_ret(long x), *ut_data_addr(long x);
 /* return-probe targets, in C: their first instruction is probed */
-long ut_rec(long n), ut_ljmp(long x), ut_rfork(long x);
+long ut_rec(long n), ut_ljmp(long x), ut_rfork(long x), ut_block(long ms);
 /* the JIT functions, run from a copy of ut_jit_begin .. ut_jit_end */
 long jit_lea(long x), jit_push(long x), jit_riprel(long x), jit_call(long x);
 long jit_jcc(long x), jit_jcc_insn(long x), jit_load(long x);
@@ -263,22 +262,23 @@ static pid_t fork_calls(const struct target *t, long n, struct run *total)
  * Return-probe targets, probed at their first instruction: a recursive
  * one (n + n-1 + ... + 0), one left by longjmp() for a nonzero argument,
  * and one that forks inside (the child returns x + 1000, the parent
- * x + 1).
+ * x + 1).  They are called through pointers of external linkage
+ * (call_*), which the compiler cannot take for constants: no call is
+ * inlined or made a loop at any optimization level.
  */
-noinline long ut_rec(long n)
-{
-	long r;
+long (*call_rec)(long n) = ut_rec;
+long (*call_ljmp)(long x) = ut_ljmp;
+long (*call_rfork)(long x) = ut_rfork;
+long (*call_block)(long ms) = ut_block;
 
-	if (n <= 0)
-		return 0;
-	r = ut_rec(n - 1);
-	asm volatile("" : "+r" (r));	/* no loop made of the recursion */
-	return n + r;
+long ut_rec(long n)
+{
+	return n > 0 ? n + call_rec(n - 1) : 0;
 }
 
 static jmp_buf ljmp_env;
 
-noinline long ut_ljmp(long x)
+long ut_ljmp(long x)
 {
 	if (x)
 		longjmp(ljmp_env, 1);
@@ -286,7 +286,14 @@ noinline long ut_ljmp(long x)
 	return x + 5;
 }
 
-noinline long ut_rfork(long x)
+/* a call that stays in flight for @ms milliseconds, then returns ms + 1 */
+long ut_block(long ms)
+{
+	usleep(ms * 1000);
+	return ms + 1;
+}
+
+long ut_rfork(long x)
 {
 	pid_t c = fork();
 
@@ -294,6 +301,15 @@ noinline long ut_rfork(long x)
 	if (c == 0)
 		return x + 1000;
 	return c < 0 ? -1 : x + 1;
+}
+
+static pthread_t bg_thread;
+static long bg_ret;
+
+static void *bg_call(void *arg)
+{
+	bg_ret = call_block((long)arg);
+	return NULL;
 }
 
 /* shared with the handler and the signaller thread: relaxed atomics */
@@ -484,17 +500,25 @@ static void serve(char *self)
 		} else if (!strcmp(cmd, "rec") && n == 3) {
 			/* "rec x N": N calls of ut_rec(N) */
 			for (long i = 0; i < a; i++)
-				total.bad += ut_rec(a) != a * (a + 1) / 2;
+				total.bad += call_rec(a) != a * (a + 1) / 2;
 			printf("bad %ld\n", total.bad);
 		} else if (!strcmp(cmd, "ljmp") && n == 3) {
 			/* "ljmp x N": N calls left by longjmp(), then one returns */
 			for (long i = 0; i < a; i++)
 				if (!setjmp(ljmp_env))
-					total.bad += ut_ljmp(1) != 0; /* not reached */
-			printf("ret %ld bad %ld\n", ut_ljmp(0), total.bad);
+					total.bad += call_ljmp(1) != 0; /* not reached */
+			printf("ret %ld bad %ld\n", call_ljmp(0), total.bad);
+		} else if (!strcmp(cmd, "bg") && n == 3) {
+			/* "bg x MS": a thread in ut_block(MS) while we answer */
+			pthread_create(&bg_thread, NULL, bg_call, (void *)a);
+			usleep(20000);	/* it has entered the function */
+			printf("ok\n");
+		} else if (!strcmp(cmd, "join")) {
+			pthread_join(bg_thread, NULL);
+			printf("ret %ld\n", bg_ret);
 		} else if (!strcmp(cmd, "rfork")) {
 			/* the child exits 0 if it returned where it should */
-			long v = ut_rfork(7);
+			long v = call_rfork(7);
 			int st = -1;
 
 			if (v == 1007)
@@ -534,8 +558,8 @@ int main(int argc, char **argv)
 		printf("skip_ret %p\nint3 %p\npoke %p\ndata %p\njit_begin %p\n",
 		       (void *)ut_skip_ret, (void *)ut_int3, (void *)ut_poke,
 		       (void *)ut_data_addr(0), (void *)ut_jit_begin);
-		printf("rec %p\nljmp %p\nrfork %p\n", (void *)ut_rec,
-		       (void *)ut_ljmp, (void *)ut_rfork);
+		printf("rec %p\nljmp %p\nrfork %p\nblock %p\n", (void *)ut_rec,
+		       (void *)ut_ljmp, (void *)ut_rfork, (void *)ut_block);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "serve")) {
