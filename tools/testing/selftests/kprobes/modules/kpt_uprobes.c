@@ -167,6 +167,8 @@ static int cmd_rset(struct rslot *r, char *mode, long pid, unsigned long vaddr,
 
 	if (m < 0)
 		return -EINVAL;
+	if (READ_ONCE(r->rp.pool))
+		return -EBUSY;	/* registered: "runreg" it first */
 	memset(&r->rp, 0, sizeof(r->rp));
 	r->rp.up.pid = pid;
 	r->rp.up.vaddr = vaddr;
