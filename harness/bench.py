@@ -48,6 +48,11 @@ for insn, how in (('jlea', 'out of line'), ('jpush', 'emulated')):
     ROWS.append(('hit.uprobe_%s_seed' % insn,
                  'uprobe hit, %s in JIT memory (%s), register_uprobe()' % (insn[1:], how),
                  'per hit'))
+for insn, api, label in (('lea', 'consumer', 'file text, 6.12 uprobe_consumer ret_handler'),
+                         ('lea', 'seed', 'file text, register_uretprobe()'),
+                         ('jlea', 'seed', 'JIT memory, register_uretprobe()')):
+    ROWS.append(('hit.uretprobe_%s_%s' % (insn, api),
+                 'uretprobe hit (entry + return), %s' % label, 'per call'))
 for n in ('1000', '10000'):
     for what in ('module', 'kernel'):
         for op in ('register_one', 'unregister_one', 'register_batch',
@@ -230,6 +235,15 @@ def main():
             if isinstance(a, int) and isinstance(b, int) and b > 0:
                 lines.append('%-10s %-8s %-22s %d / %d = %.3f' % (
                     'ours', r, 'uprobe j%s mem/upstream' % insn, a, b, a / b))
+    # a per-process return probe against 6.12's uretprobe (its consumer
+    # API's ret_handler) on the same function, and ours on JIT code
+    for r in icount[:1]:
+        b = get('upstream', r, 'hit.uretprobe_lea_consumer')
+        for key in ('hit.uretprobe_lea_seed', 'hit.uretprobe_jlea_seed'):
+            a = get('ours', r, key)
+            if isinstance(a, int) and isinstance(b, int) and b > 0:
+                lines.append('%-10s %-8s %-22s %d / %d = %.3f' % (
+                    'ours', r, key[4:] + '/upstream', a, b, a / b))
     for insn in ('lea', 'push'):
         for r in icount[:1] + [r for r in runs if r == 'wall']:
             a = get('ours', r, 'hit.uprobe_%s_seed' % insn)

@@ -45,6 +45,33 @@ esac
 # kernel's own API, kpt_uconsumer.ko) and, on a kernel that has it, a
 # counting register_uprobe() probe (kpt_uprobes.ko).  Per hit: (probed -
 # unprobed) / LOOPS, for lea (single-stepped) and push (emulated).
+# Return probe hits of the function $f at ADDR [file offset OFF]: 6.12's
+# uretprobe through its consumer API (kpt_uconsumer.ko ret=1, file text
+# only) and register_uretprobe() (kpt_uprobes.ko, where the kernel has
+# it), both counting; per call, entry and return together.
+uretprobe_hits() {
+	if [ -n "${2:-}" ]; then
+		insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$2" ret=1
+		v=$(timed)
+		n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
+		rmmod kpt_uconsumer
+		kpb "hit uretprobe_${f}_consumer $(( (v - base) / LOOPS ))" \
+		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+	fi
+	insmod $M/kpt_uprobes.ko 2> /dev/null || return 0
+	echo "rset 0 $p $1 fast" > $uc 2> /dev/null &&
+		echo "rreg 0" > $uc
+	ret=$(grep "^r0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
+	v=$(timed)
+	n=$(grep "^r0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
+	echo "runreg 0" > $uc
+	rmmod kpt_uprobes
+	[ "$ret" = 0 ] &&
+		kpb "hit uretprobe_${f}_seed $(( (v - base) / LOOPS ))" \
+		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+	return 0
+}
+
 uprobe_hits() {
 	bin=/kselftest/kprobes/kpt_utarget
 	eval "$($bin addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
@@ -84,6 +111,7 @@ uprobe_hits() {
 			kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
 			    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		fi
+		[ $f = lea ] && uretprobe_hits "$a" "$off"
 	done
 	# the same instructions in anonymous memory (a JIT's copy): the
 	# memory engine of register_uprobe(), where the kernel has one
@@ -106,6 +134,7 @@ uprobe_hits() {
 				kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
 				    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
 		fi
+		[ $f = jlea ] && uretprobe_hits "$a"
 	done
 	echo exit >&7
 	exec 7>&- 8<&-

@@ -6,7 +6,10 @@
  * uprobe event.  Builds against both kernels: the type uprobe_register()
  * returns is named through typeof, as it differs between them.
  *
- *   insmod kpt_uconsumer.ko path=FILE offset=OFF; ...; cat .../hits
+ *   insmod kpt_uconsumer.ko path=FILE offset=OFF [ret=1]; ...; cat .../hits
+ *
+ * With ret=1 the consumer has a ret_handler only (a uretprobe: the
+ * function at OFF), which counts the returns.
  */
 #include <linux/module.h>
 #include <linux/namei.h>
@@ -21,6 +24,10 @@ static unsigned long offset;
 module_param(offset, ulong, 0);
 MODULE_PARM_DESC(offset, "offset of the probed instruction in it");
 
+static bool ret;
+module_param(ret, bool, 0);
+MODULE_PARM_DESC(ret, "count the returns of the function at offset instead");
+
 static unsigned long hits;
 module_param(hits, ulong, 0444);
 MODULE_PARM_DESC(hits, "handler calls so far");
@@ -34,19 +41,30 @@ static int count(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
+static int count_ret(struct uprobe_consumer *uc, unsigned long func,
+		     struct pt_regs *regs)
+{
+	hits++;
+	return 0;
+}
+
 static struct uprobe_consumer uc = {
 	.handler = count,
 };
 
 static int __init kpt_uconsumer_init(void)
 {
-	int ret;
+	int err;
 
 	if (!path)
 		return -EINVAL;
-	ret = kern_path(path, LOOKUP_FOLLOW, &fpath);
-	if (ret)
-		return ret;
+	err = kern_path(path, LOOKUP_FOLLOW, &fpath);
+	if (err)
+		return err;
+	if (ret) {
+		uc.handler = NULL;
+		uc.ret_handler = count_ret;
+	}
 	probe = uprobe_register(d_inode(fpath.dentry), offset, 0, &uc);
 	if (IS_ERR(probe)) {
 		path_put(&fpath);
