@@ -169,6 +169,41 @@ static unsigned long area_find_gap(struct mm_struct *mm, unsigned long lo,
 	return best;
 }
 
+/*
+ * Lists @a (its page, mm and vaddr set) and maps its page into @mm at
+ * a->vaddr, as this engine's special mapping.  False if the mapping
+ * failed, @a unlisted again for area_free().  Called with @mm's mmap_lock
+ * held for writing.
+ */
+static bool area_map(struct mm_struct *mm, struct uprobe_mem_area *a)
+{
+	struct vm_area_struct *vma;
+
+	spin_lock(&uprobe_mem_lock);
+	list_add_rcu(&a->node, &uprobe_mem_areas);
+	spin_unlock(&uprobe_mem_lock);
+	vma = _install_special_mapping(mm, a->vaddr, PAGE_SIZE,
+				       VM_READ | VM_EXEC | VM_MAYREAD |
+				       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
+				       &uprobe_mem_mapping);
+	if (!IS_ERR(vma))
+		return true;
+	spin_lock(&uprobe_mem_lock);
+	list_del_rcu(&a->node);
+	spin_unlock(&uprobe_mem_lock);
+	return false;
+}
+
+/* an area that was never mapped, or NULL */
+static void area_free(struct uprobe_mem_area *a)
+{
+	if (!a)
+		return;
+	if (a->page)
+		__free_page(a->page);
+	kfree_rcu(a, rcu);	/* slot_find() may have seen it listed */
+}
+
 /* The slot's bytes for @mi, probed at @vaddr, placed at @slot: the arch's. */
 static bool slot_fill(struct uprobe_mem_insn *mi, unsigned long vaddr,
 		      unsigned long slot, u8 *b)
@@ -234,7 +269,6 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 		goto out;
 
 	if (!found && nr < UPROBE_MEM_AREAS) {
-		struct vm_area_struct *vma;
 		unsigned long addr = area_find_gap(mm, lo, hi, vaddr);
 
 		na = kzalloc(sizeof(*na), GFP_KERNEL);
@@ -245,19 +279,8 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 			goto out;
 		na->mm = mm;
 		na->vaddr = addr;
-		spin_lock(&uprobe_mem_lock);
-		list_add_rcu(&na->node, &uprobe_mem_areas);
-		spin_unlock(&uprobe_mem_lock);
-		vma = _install_special_mapping(mm, addr, PAGE_SIZE,
-					       VM_READ | VM_EXEC | VM_MAYREAD |
-					       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
-					       &uprobe_mem_mapping);
-		if (IS_ERR(vma)) {
-			spin_lock(&uprobe_mem_lock);
-			list_del_rcu(&na->node);
-			spin_unlock(&uprobe_mem_lock);
+		if (!area_map(mm, na))
 			goto out;
-		}
 		found = na;
 		na = NULL;
 	}
@@ -280,11 +303,7 @@ unsigned long uprobe_mem_slot_get(struct mm_struct *mm,
 	}
 out:
 	mmap_write_unlock(mm);
-	if (na) {
-		if (na->page)
-			__free_page(na->page);
-		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
-	}
+	area_free(na);
 	return slot;
 }
 
@@ -301,7 +320,6 @@ unsigned long uprobe_mem_ret_tramp(struct mm_struct *mm)
 {
 	struct uprobe_mem_area *a, *na = NULL;
 	unsigned long tramp = 0, addr;
-	struct vm_area_struct *vma;
 	uprobe_opcode_t bp = UPROBE_SWBP_INSN;
 	unsigned int i, nr = 0;
 	void *kaddr;
@@ -333,28 +351,13 @@ unsigned long uprobe_mem_ret_tramp(struct mm_struct *mm)
 	na->mm = mm;
 	na->vaddr = addr;
 	na->tramp = true;
-	spin_lock(&uprobe_mem_lock);
-	list_add_rcu(&na->node, &uprobe_mem_areas);
-	spin_unlock(&uprobe_mem_lock);
-	vma = _install_special_mapping(mm, addr, PAGE_SIZE,
-				       VM_READ | VM_EXEC | VM_MAYREAD |
-				       VM_MAYEXEC | VM_DONTCOPY | VM_IO,
-				       &uprobe_mem_mapping);
-	if (IS_ERR(vma)) {
-		spin_lock(&uprobe_mem_lock);
-		list_del_rcu(&na->node);
-		spin_unlock(&uprobe_mem_lock);
+	if (!area_map(mm, na))
 		goto out;
-	}
 	tramp = addr;
 	na = NULL;
 out:
 	mmap_write_unlock(mm);
-	if (na) {
-		if (na->page)
-			__free_page(na->page);
-		kfree_rcu(na, rcu);	/* slot_find() may have seen it listed */
-	}
+	area_free(na);
 	return tramp;
 }
 

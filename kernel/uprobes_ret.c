@@ -513,6 +513,19 @@ static void uret_restore(struct uretprobe *rp)
 }
 
 /*
+ * Takes @rp's pool off it, and hands @rp back (uret_restore()): the pool,
+ * or NULL if another path took it first (xchg: one of them puts it).
+ */
+static struct uretprobe_pool *uret_take(struct uretprobe *rp)
+{
+	struct uretprobe_pool *pool = xchg(&rp->pool, NULL);
+
+	if (pool)
+		uret_restore(rp);
+	return pool;
+}
+
+/*
  * Our registration callback, for operations delayed from a handler: a
  * registration that failed, or an unregistration done, lets the pool go
  * (the layer synced its handlers first) and hands @rp back before the
@@ -526,12 +539,10 @@ static void uret_callback(struct process_uprobe *u, int reg, int result)
 
 	cb = rp->user_callback;
 	if (reg ? result : READ_ONCE(rp->pool) && rp->pool->unreg_delayed) {
-		pool = xchg(&rp->pool, NULL);
-		if (pool) {
-			uret_restore(rp);
-			/* its handlers may still run on other threads */
+		pool = uret_take(rp);
+		/* its handlers may still run on other threads */
+		if (pool)
 			queue_work(system_unbound_wq, &pool->put_work);
-		}
 	}
 	if (cb)
 		cb(u, reg, result);
@@ -642,21 +653,17 @@ void unregister_uretprobe(struct uretprobe *rp)
 		unregister_uprobe(&rp->up);
 		/* nothing was queued (not registered): no callback comes */
 		if (!uprobe_unregister_pending(&rp->up)) {
-			pool = xchg(&rp->pool, NULL);
-			if (pool) {
-				uret_restore(rp);
+			pool = uret_take(rp);
+			if (pool)
 				queue_work(system_unbound_wq, &pool->put_work);
-			}
 		}
 		return;
 	}
 	unregister_uprobe(&rp->up);
 	/* return handlers that saw pool->rp before it was cleared */
 	uprobe_site_sync();
-	pool = xchg(&rp->pool, NULL);
-	if (pool) {
-		uret_restore(rp);
+	pool = uret_take(rp);
+	if (pool)
 		pool_put(pool);
-	}
 }
 EXPORT_SYMBOL_GPL(unregister_uretprobe);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the other arches' test guests (make arm64-test, make
- * i386-test).  No BusyBox for them here: a static program, built with the kernel's nolibc
- * (tools/include/nolibc), does what harness/guest/run-tests.sh does for
- * module suites.  It mounts the kernel filesystems, loads each test module
- * named in /suites (KUnit runs its suites as it loads, or its init prints
- * KTAP; "name params..." passes the module parameters), unloads it, and
- * restarts (QEMU, run with -no-reboot, exits).  With a file /exec (make bench's run of kprobes_bench), the
- * loads are one command to harness/console.py's exec mode: its output is
- * the console's, its status the loads'.
+ * i386-test).  No BusyBox for them here: a static program, built with the
+ * kernel's nolibc (tools/include/nolibc), does what
+ * harness/guest/run-tests.sh does for module suites.  It mounts the kernel
+ * filesystems, loads each test module named in /suites (KUnit runs its
+ * suites as it loads, or its init prints KTAP; "name params..." passes the
+ * module parameters), unloads it, and restarts (QEMU, run with
+ * -no-reboot, exits).  With a file /exec (make
+ * bench's run of kprobes_bench), the loads are one command to
+ * harness/console.py's exec mode: its output is the console's, its status
+ * the loads'.
  * The "harness: ..." markers are those harness/console.py reads.
  */
 #include "nolibc.h"

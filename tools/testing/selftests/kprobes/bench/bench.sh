@@ -40,38 +40,39 @@ case $only in tracefs|reg) ;; *)
 	  rmmod kprobes_bench; } ;;
 esac
 
+# consumer_row OFF ROW [ret=1]: a counting uprobe_consumer of the kernel's
+# own API (kpt_uconsumer.ko) at file offset OFF, timed: the row "hit ROW"
+# (with ret=1 its ret_handler alone: 6.12's uretprobe)
+consumer_row() {
+	insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$1" ${3:-}
+	v=$(timed)
+	n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
+	rmmod kpt_uconsumer
+	kpb "hit $2 $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+}
+
+# seed_row R ADDR ROW: a counting register_uprobe() (R empty) or
+# register_uretprobe() (R=r) probe of kpt_uprobes.ko at ADDR, timed: the
+# row "hit ROW", where the kernel has the driver and the probe registers
+seed_row() {
+	insmod $M/kpt_uprobes.ko 2> /dev/null || return 0
+	echo "${1}set 0 $p $2 fast" > $uc 2> /dev/null && echo "${1}reg 0" > $uc
+	ret=$(grep "^${1}0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
+	v=$(timed)
+	n=$(grep "^${1}0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
+	echo "${1}unreg 0" > $uc
+	rmmod kpt_uprobes
+	[ "$ret" = 0 ] &&
+		kpb "hit $3 $(( (v - base) / LOOPS ))" "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+	return 0
+}
+
 # Uprobe hits: kpt_utarget's loop of LOOPS calls unprobed, then with a
 # tracefs uprobe event (recording), a counting uprobe_consumer (the
 # kernel's own API, kpt_uconsumer.ko) and, on a kernel that has it, a
 # counting register_uprobe() probe (kpt_uprobes.ko).  Per hit: (probed -
-# unprobed) / LOOPS, for lea (single-stepped) and push (emulated).
-# Return probe hits of the function $f at ADDR [file offset OFF]: 6.12's
-# uretprobe through its consumer API (kpt_uconsumer.ko ret=1, file text
-# only) and register_uretprobe() (kpt_uprobes.ko, where the kernel has
-# it), both counting; per call, entry and return together.
-uretprobe_hits() {
-	if [ -n "${2:-}" ]; then
-		insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$2" ret=1
-		v=$(timed)
-		n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
-		rmmod kpt_uconsumer
-		kpb "hit uretprobe_${f}_consumer $(( (v - base) / LOOPS ))" \
-		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
-	fi
-	insmod $M/kpt_uprobes.ko 2> /dev/null || return 0
-	echo "rset 0 $p $1 fast" > $uc 2> /dev/null &&
-		echo "rreg 0" > $uc
-	ret=$(grep "^r0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
-	v=$(timed)
-	n=$(grep "^r0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
-	echo "runreg 0" > $uc
-	rmmod kpt_uprobes
-	[ "$ret" = 0 ] &&
-		kpb "hit uretprobe_${f}_seed $(( (v - base) / LOOPS ))" \
-		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
-	return 0
-}
-
+# unprobed) / LOOPS, for lea (single-stepped) and push (emulated); for
+# lea also the return probes, 6.12's and register_uretprobe(), per call.
 uprobe_hits() {
 	bin=/kselftest/kprobes/kpt_utarget
 	eval "$($bin addrs | sed 's/^\([a-z0-9_]*\) \(.*\)/A_\1=\2/')"
@@ -95,23 +96,14 @@ uprobe_hits() {
 		echo > $T/trace
 		kpb "hit uprobe_${f}_tracefs $(( (v - base) / LOOPS ))" \
 		    "$([ "$n" = "$LOOPS" ] || echo "events $n")"
-		insmod /mnt/host/kpt_uconsumer.ko path=$bin offset="$off"
-		v=$(timed)
-		n=$(cat /sys/module/kpt_uconsumer/parameters/hits)
-		rmmod kpt_uconsumer
-		kpb "hit uprobe_${f}_consumer $(( (v - base) / LOOPS ))" \
-		    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
-		if insmod $M/kpt_uprobes.ko 2> /dev/null; then
-			echo "set 0 $p $a fast" > $uc
-			echo "reg 0" > $uc
-			v=$(timed)
-			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
-			echo "unreg 0" > $uc
-			rmmod kpt_uprobes
-			kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
-			    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		consumer_row "$off" "uprobe_${f}_consumer"
+		seed_row "" "$a" "uprobe_${f}_seed"
+		# return probes (entry and return, per call): 6.12's through
+		# its consumer API, and register_uretprobe()
+		if [ $f = lea ]; then
+			consumer_row "$off" "uretprobe_${f}_consumer" ret=1
+			seed_row r "$a" "uretprobe_${f}_seed"
 		fi
-		[ $f = lea ] && uretprobe_hits "$a" "$off"
 	done
 	# the same instructions in anonymous memory (a JIT's copy): the
 	# memory engine of register_uprobe(), where the kernel has one
@@ -122,19 +114,10 @@ uprobe_hits() {
 		timed() { echo "time $f $LOOPS" >&7; read -r r <&8; set -- $r; echo "$2"; }
 		timed > /dev/null
 		base=$(timed)
-		if insmod $M/kpt_uprobes.ko 2> /dev/null; then
-			echo "set 0 $p $a fast" > $uc
-			echo "reg 0" > $uc
-			ret=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^ret=//p')
-			v=$(timed)
-			n=$(grep "^0 " $uc | tr ' ' '\n' | sed -n 's/^hits=//p')
-			echo "unreg 0" > $uc
-			rmmod kpt_uprobes
-			[ "$ret" = 0 ] &&
-				kpb "hit uprobe_${f}_seed $(( (v - base) / LOOPS ))" \
-				    "$([ "$n" = "$LOOPS" ] || echo "hits $n")"
+		seed_row "" "$a" "uprobe_${f}_seed"
+		if [ $f = jlea ]; then
+			seed_row r "$a" "uretprobe_${f}_seed"
 		fi
-		[ $f = jlea ] && uretprobe_hits "$a"
 	done
 	echo exit >&7
 	exec 7>&- 8<&-
